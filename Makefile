@@ -1,0 +1,180 @@
+# amber - top-level Makefile.
+#
+# Dependency order (checked by `make check-layering`, part of `make test`):
+#     record  -> format -> common
+#     analyze -> format -> common
+# record/ and analyze/ never include each other; format/ includes only
+# common/; common/ includes nothing of ours.
+#
+# Objects go under build/: build/obj (release), build/san (ASan+UBSan, for
+# unit tests), build/fuzz (clang, libFuzzer).  V=1 shows the commands.
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+CC         ?= cc
+FUZZ_CC    ?= clang
+B          := build
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# pkg-config for every library that ships a .pc file; libpfm4 ships none.
+PKGS_FORMAT  := libzstd libxxhash
+PKGS_RECORD  := libelf numa
+PKGS_ANALYZE := libdw libelf libtraceevent
+LIBS_RECORD_EXTRA := -lpfm
+
+pc_cflags = $(shell pkg-config --cflags $(1) 2>/dev/null)
+pc_libs   = $(shell pkg-config --libs $(1) 2>/dev/null)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wno-unused-parameter -Wvla
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -D_GNU_SOURCE -DAMB_VERSION='"$(VERSION)"' \
+              $(call pc_cflags,$(PKGS_FORMAT) $(PKGS_RECORD) $(PKGS_ANALYZE) cmocka)
+SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+
+LIBS_FORMAT  := $(call pc_libs,$(PKGS_FORMAT)) -lpthread
+LIBS_RECORD  := $(call pc_libs,$(PKGS_RECORD)) $(LIBS_RECORD_EXTRA) $(LIBS_FORMAT)
+LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) $(LIBS_FORMAT) -lm
+LIBS_CMOCKA  := $(call pc_libs,cmocka)
+
+COMMON_SRC  := $(sort $(wildcard common/*.c))
+FORMAT_SRC  := $(sort $(wildcard format/*.c))
+RECORD_SRC  := $(sort $(wildcard record/*.c))
+ANALYZE_SRC := $(sort $(wildcard analyze/*.c))
+# main.c of each tool is left out of what unit tests and fuzzers link.
+RECORD_LIB_SRC  := $(filter-out record/main.c,$(RECORD_SRC))
+ANALYZE_LIB_SRC := $(filter-out analyze/main.c,$(ANALYZE_SRC))
+
+obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
+
+LIBFORMAT := $(B)/libamber-format.a
+REC       := $(B)/amber-rec
+ANA       := $(B)/amber-analyze
+
+UNIT_SRC  := $(sort $(wildcard tests/unit/*/test_*.c))
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/bin/%,$(FUZZ_SRC))
+PROG_SRC  := $(sort $(wildcard testdata/programs/*.c))
+
+.PHONY: all deps test unit tools fuzz bench check-layering install clean demo programs
+.DEFAULT_GOAL := all
+
+all: $(LIBFORMAT) $(REC) $(ANA)
+
+# --- release objects --------------------------------------------------------
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBFORMAT): $(call obj,obj,$(FORMAT_SRC) $(COMMON_SRC))
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(REC): $(call obj,obj,$(RECORD_SRC)) $(LIBFORMAT)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_RECORD)
+
+$(ANA): $(call obj,obj,$(ANALYZE_SRC)) $(LIBFORMAT)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_ANALYZE)
+
+# --- sanitizer objects and unit tests ----------------------------------------
+$(B)/san/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC san  $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+SAN_BASE    := $(call obj,san,$(FORMAT_SRC) $(COMMON_SRC))
+SAN_RECORD  := $(call obj,san,$(RECORD_LIB_SRC))
+SAN_ANALYZE := $(call obj,san,$(ANALYZE_LIB_SRC))
+
+$(B)/tests/unit/common/%: tests/unit/common/%.c $(SAN_BASE)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIBS_FORMAT) $(LIBS_CMOCKA)
+$(B)/tests/unit/format/%: tests/unit/format/%.c $(SAN_BASE)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIBS_FORMAT) $(LIBS_CMOCKA)
+$(B)/tests/unit/record/%: tests/unit/record/%.c $(SAN_RECORD) $(SAN_BASE)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIBS_RECORD) $(LIBS_CMOCKA)
+$(B)/tests/unit/analyze/%: tests/unit/analyze/%.c $(SAN_ANALYZE) $(SAN_BASE)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIBS_ANALYZE) $(LIBS_CMOCKA)
+
+# --- fuzz targets (libFuzzer) -----------------------------------------------
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC fuzz $<")
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+
+FUZZ_BASE    := $(call obj,fuzz/obj,$(FORMAT_SRC) $(COMMON_SRC))
+FUZZ_RECORD  := $(call obj,fuzz/obj,$(RECORD_LIB_SRC))
+FUZZ_ANALYZE := $(call obj,fuzz/obj,$(ANALYZE_LIB_SRC))
+FUZZ_LINK    := -O1 -g -fsanitize=fuzzer,address,undefined
+# fuzz_rec_*.c fuzz the recorder's parsers; every other target links analyze/.
+$(B)/fuzz/bin/fuzz_rec_%: tests/fuzz/fuzz_rec_%.c $(FUZZ_RECORD) $(FUZZ_BASE)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_LINK) -o $@ $^ $(LIBS_RECORD)
+$(B)/fuzz/bin/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_ANALYZE) $(FUZZ_BASE)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_LINK) -o $@ $^ $(LIBS_ANALYZE)
+
+# --- test and benchmark tools (tests/tools/*.c, linked with the format library)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(patsubst tests/tools/%.c,$(B)/tools/%,$(TOOL_SRC))
+$(B)/tools/%: tests/tools/%.c $(LIBFORMAT)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  TOOL    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS_FORMAT)
+tools: $(TOOL_BIN)
+
+# --- bundled test programs --------------------------------------------------
+programs: all
+	$(Q)$(MAKE) --no-print-directory -C testdata/programs B=$(abspath $(B))/programs
+
+# --- targets ------------------------------------------------------------------
+deps:
+	$(Q)sh tests/deps.sh
+
+check-layering:
+	$(Q)sh tests/check_layering.sh
+
+unit: $(UNIT_BIN)
+
+test: all unit tools $(FUZZ_BIN) programs
+	$(Q)sh tests/run_all.sh $(B)
+
+fuzz: $(FUZZ_BIN)
+	$(Q)sh tests/fuzz/run.sh $(B) $${FUZZ_SECONDS:-300}
+
+bench: all tools programs
+	$(Q)sh tests/bench/run.sh $(B)
+
+demo: all programs
+	$(Q)sh tests/demo.sh $(B)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/amber/common
+	install -m 755 $(REC) $(ANA) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBFORMAT) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 format/format.h $(DESTDIR)$(PREFIX)/include/amber/
+	install -m 644 common/common.h $(DESTDIR)$(PREFIX)/include/amber/common/
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

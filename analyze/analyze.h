@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/analyze.h - internal interfaces of amber-analyze.
+ *
+ * The way of the data (docs/ARCHITECTURE.md):
+ *   format/ reader -> session.c (EVENT_ATTR, k-way merge of RING streams)
+ *   -> perf_record.c (bytes -> struct ana_record, byte-swapped to host order)
+ *   -> machine.c (threads, address spaces) -> symbols.c (libdwfl)
+ *   -> report.c / script.c / dump.c.
+ *
+ * analyze/ includes format/ and common/, never record/.
+ */
+#ifndef AMB_ANALYZE_H
+#define AMB_ANALYZE_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/format.h"
+
+/* ---- commands (one file each; main.c dispatches) ------------------------ */
+
+int cmd_info(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* ---- events --------------------------------------------------------------- */
+
+/* One EVENT_ATTR entry, decoded to host byte order. */
+struct ana_event {
+	struct perf_event_attr attr; /* zero-extended from the stored attr_size */
+	char *name;
+	uint32_t index;              /* entry number (FORMAT.md §5.2) */
+	uint32_t leader;             /* UINT32_MAX if none */
+	uint32_t flags;              /* AMB_EVENT_* */
+	uint64_t *ids;
+	uint32_t nr_ids;
+	bool tracepoint;             /* attr.type == PERF_TYPE_TRACEPOINT */
+};
+
+/* ---- decoded perf records -------------------------------------------------- */
+
+struct ana_branch {
+	uint64_t from, to, flags;
+};
+
+/*
+ * A decoded PERF_RECORD_SAMPLE.  Pointers point into the record's (host
+ * order) bytes or the parser's scratch space: valid only during the
+ * callback that received the record.
+ */
+struct ana_sample {
+	const struct ana_event *evt;   /* NULL if the id matches no event */
+	uint64_t id;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t nr_callchain;
+	const uint64_t *callchain;     /* includes PERF_CONTEXT_* markers */
+	uint32_t raw_size;
+	const uint8_t *raw;            /* tracepoint payload, producer byte order */
+	uint64_t user_abi;             /* PERF_SAMPLE_REGS_ABI_* (0 = none) */
+	uint64_t user_regs_mask;       /* attr.sample_regs_user */
+	const uint64_t *user_regs;     /* popcount(mask) values, host order */
+	uint64_t user_stack_size;
+	const uint8_t *user_stack;     /* raw stack bytes (target byte order) */
+	uint64_t user_stack_dyn_size;
+	uint64_t weight;
+	uint64_t data_src;
+	uint64_t nr_branches;
+	const struct ana_branch *branches;
+	uint8_t cpumode;               /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+};
+
+/*
+ * Any record, with the sample_id_all fields (pid/tid/time/cpu/id) filled
+ * for non-sample records when present.  @type is PERF_RECORD_*.
+ */
+struct ana_record {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+	uint32_t stream;               /* CPU of the RING block, AMB_STREAM_NONE for SYNTH */
+	bool synthesized;              /* from a SYNTH block */
+	uint64_t time;
+	uint32_t pid, tid, cpu;
+	uint64_t id;
+	const struct ana_event *evt;
+	union {
+		struct ana_sample sample;
+		struct { uint32_t pid, tid; const char *comm; bool exec; } comm;
+		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } fork; /* FORK and EXIT */
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+			uint8_t build_id[20];
+			uint8_t build_id_size;      /* 0 when the record has maj/min/ino */
+			uint32_t prot, flags;
+			const char *filename;
+		} mmap;                         /* MMAP2, and MMAP (prot/flags 0) */
+		struct { uint64_t id, lost; } lost;            /* LOST */
+		struct { uint64_t lost; } lost_samples;        /* LOST_SAMPLES */
+		struct { uint64_t time, id, stream_id; } throttle; /* THROTTLE/UNTHROTTLE */
+		struct { uint64_t offset, size; uint32_t flags; } aux;
+		struct { uint32_t next_prev_pid, next_prev_tid; } switch_cpu;
+	} u;
+	const uint8_t *bytes;          /* the whole record, host byte order for the header */
+};
+
+/* ---- session -------------------------------------------------------------- */
+
+struct ana_session;
+
+/*
+ * Open a recording: read its META, EVENT_ATTR, BUILDID, TRACEFS, KSYMS and
+ * TOPOLOGY blocks (small) and prepare the k-way merge of its RING blocks.
+ * Problems the format reader stepped over are reported through amb_warn().
+ * Errors: as amb_reader_open(), -AMB_E_CORRUPT for unusable EVENT_ATTR
+ * blocks, -ENOMEM.  Free with ana_session_close() (NULL accepted).
+ */
+int ana_session_open(const char *path, struct ana_session **out);
+void ana_session_close(struct ana_session *s);
+
+struct amb_reader *ana_session_reader(struct ana_session *s);
+
+/* META value for @key as a NUL-terminated string, or NULL. */
+const char *ana_session_meta(const struct ana_session *s, const char *key);
+/* TOPOLOGY value for @key, or NULL. */
+const char *ana_session_topology(const struct ana_session *s, const char *key);
+/* TRACEFS value for @key ("header_page", "sched/sched_switch"), or NULL; *len set. */
+const char *ana_session_tracefs(const struct ana_session *s, const char *key, size_t *len);
+/* KSYMS text (NUL-terminated), or NULL when none was recorded. */
+const char *ana_session_ksyms(const struct ana_session *s, size_t *len);
+
+size_t ana_session_event_count(const struct ana_session *s);
+const struct ana_event *ana_session_event(const struct ana_session *s, size_t i);
+/* The event whose ids include @id, or NULL. */
+const struct ana_event *ana_session_event_by_id(const struct ana_session *s, uint64_t id);
+
+/* Build-id table entries (host copies). */
+struct ana_buildid {
+	uint8_t build_id[64];
+	uint8_t build_id_len;
+	uint8_t kind;          /* enum amb_dso_kind */
+	char *path;
+};
+size_t ana_session_buildid_count(const struct ana_session *s);
+const struct ana_buildid *ana_session_buildid(const struct ana_session *s, size_t i);
+
+/* True when the raw records need byte swapping on this host. */
+bool ana_session_swapped(const struct ana_session *s);
+
+/* Record callback; return nonzero to stop the iteration (returned as is). */
+typedef int (*ana_record_fn)(void *ctx, const struct ana_record *rec);
+
+/*
+ * Deliver every record: SYNTH records first, then the RING records of all
+ * CPUs merged in timestamp order, streaming block by block (memory bounded
+ * by the blocks that overlap in time, never the whole file).  Records that
+ * fail to parse are counted and reported once, then skipped.  Returns 0,
+ * the callback's nonzero value, or a negative error.
+ */
+int ana_session_for_each(struct ana_session *s, ana_record_fn fn, void *ctx);
+
+struct ana_session_stats {
+	uint64_t records;
+	uint64_t samples;
+	uint64_t lost;          /* from LOST records */
+	uint64_t lost_samples;  /* from LOST_SAMPLES records */
+	uint64_t bad_records;
+	uint64_t first_time, last_time;
+};
+void ana_session_get_stats(const struct ana_session *s, struct ana_session_stats *st);
+
+/* ---- perf record parsing ----------------------------------------------------- */
+
+struct ana_parser;
+
+/*
+ * A parser for the raw records of one recording.  @swap: records are in the
+ * other byte order.  @lookup maps a sample id to its event.
+ */
+struct ana_parser *ana_parser_new(bool swap,
+				  const struct ana_event *(*lookup)(void *ctx, uint64_t id),
+				  void *ctx, const struct ana_event *first_event);
+void ana_parser_free(struct ana_parser *p);
+
+/*
+ * Decode the record at @data (at most @len bytes available) into @rec.
+ * Returns the record's size (> 0), or -AMB_E_TRUNCATED / -AMB_E_CORRUPT.
+ * @rec's pointers stay valid until the next call on @p.
+ */
+int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
+		     struct ana_record *rec);
+
+/* "SAMPLE", "MMAP2", ... for PERF_RECORD_* @type. */
+const char *ana_record_type_name(uint32_t type);
+
+/* Convert an attr of @size bytes in the producer's order to host order. */
+void ana_attr_to_host(struct perf_event_attr *dst, const uint8_t *src, uint32_t size, bool swap);
+
+#endif /* AMB_ANALYZE_H */

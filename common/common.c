@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/* common/common.c - warning callback, byte buffer, CPU lists, JSON strings. */
+#include "common/common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static amb_warn_fn warn_fn;
+static void *warn_ctx;
+
+amb_warn_fn amb_set_warn(amb_warn_fn fn, void *ctx)
+{
+	amb_warn_fn old = warn_fn;
+
+	warn_fn = fn;
+	warn_ctx = ctx;
+	return old;
+}
+
+void amb_warn(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!warn_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn_fn(warn_ctx, msg);
+}
+
+int amb_buf_reserve(struct amb_buf *b, size_t extra)
+{
+	size_t need, cap;
+	uint8_t *p;
+
+	if (extra > SIZE_MAX - b->len)
+		return -ENOMEM;
+	need = b->len + extra;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	p = realloc(b->data, cap);
+	if (!p)
+		return -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int amb_buf_append(struct amb_buf *b, const void *p, size_t n)
+{
+	if (!n)
+		return 0;
+	if (amb_buf_reserve(b, n))
+		return -ENOMEM;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+int amb_buf_put_le16(struct amb_buf *b, uint16_t v)
+{
+	uint8_t t[2];
+
+	amb_put_le16(t, v);
+	return amb_buf_append(b, t, sizeof(t));
+}
+
+int amb_buf_put_le32(struct amb_buf *b, uint32_t v)
+{
+	uint8_t t[4];
+
+	amb_put_le32(t, v);
+	return amb_buf_append(b, t, sizeof(t));
+}
+
+int amb_buf_put_le64(struct amb_buf *b, uint64_t v)
+{
+	uint8_t t[8];
+
+	amb_put_le64(t, v);
+	return amb_buf_append(b, t, sizeof(t));
+}
+
+int amb_buf_printf(struct amb_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	/* +1 for the NUL vsnprintf writes; it is not counted in len. */
+	if (amb_buf_reserve(b, (size_t)n + 1))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+void amb_buf_reset(struct amb_buf *b)
+{
+	b->len = 0;
+}
+
+void amb_buf_free(struct amb_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+static int parse_uint(const char **sp, unsigned *out)
+{
+	const char *s = *sp;
+	unsigned long v = 0;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	while (*s >= '0' && *s <= '9') {
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > 1u << 20)
+			return -EINVAL;
+		s++;
+	}
+	*sp = s;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int amb_cpulist_parse(const char *s, uint64_t *set, unsigned nbits)
+{
+	int count = 0;
+
+	memset(set, 0, (nbits + 63) / 64 * sizeof(uint64_t));
+	while (*s == ' ' || *s == '\n')
+		s++;
+	if (!*s)
+		return -EINVAL;
+	for (;;) {
+		unsigned lo, hi;
+
+		if (parse_uint(&s, &lo))
+			return -EINVAL;
+		hi = lo;
+		if (*s == '-') {
+			s++;
+			if (parse_uint(&s, &hi) || hi < lo)
+				return -EINVAL;
+		}
+		if (hi >= nbits)
+			return -EINVAL;
+		for (unsigned c = lo; c <= hi; c++) {
+			if (!(set[c / 64] & (1ull << (c % 64))))
+				count++;
+			set[c / 64] |= 1ull << (c % 64);
+		}
+		if (*s == ',') {
+			s++;
+			continue;
+		}
+		while (*s == ' ' || *s == '\n')
+			s++;
+		return *s ? -EINVAL : count;
+	}
+}
+
+void amb_json_strn(FILE *f, const char *s, size_t n)
+{
+	putc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"':  fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\u%04x", c);
+			else
+				putc(c, f);
+		}
+	}
+	putc('"', f);
+}
+
+void amb_json_str(FILE *f, const char *s)
+{
+	amb_json_strn(f, s ? s : "", s ? strlen(s) : 0);
+}
+
+char *amb_read_file(const char *path, size_t max, size_t *lenp)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int saved;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (b.len >= max)
+			break;
+		if (amb_buf_reserve(&b, 4096 + 1)) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		n = read(fd, b.data + b.len, AMB_MIN(4096, max - b.len));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		b.len += (size_t)n;
+	}
+	close(fd);
+	if (amb_buf_reserve(&b, 1)) {
+		amb_buf_free(&b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	b.data[b.len] = 0;
+	if (lenp)
+		*lenp = b.len;
+	return (char *)b.data;
+fail:
+	saved = errno;
+	close(fd);
+	amb_buf_free(&b);
+	errno = saved;
+	return NULL;
+}

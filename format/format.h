@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format/format.h - read and write .amber recordings.
+ *
+ * The normative description of the bytes is docs/FORMAT.md; section numbers
+ * below ("FORMAT.md §3") point into it.  This header is self-contained (it
+ * needs only the C library) so that other programs can link
+ * libamber-format.a.
+ *
+ * Conventions:
+ *  - Functions return 0 (or a count) on success and a negative error code on
+ *    failure: -errno for system errors, -AMB_E_* for format errors.
+ *    amb_strerror() names both.
+ *  - Functions never print and never exit; warnings go through the callback
+ *    installed with amb_set_warn() (common/common.h).
+ *  - A file is untrusted input: no length field makes the reader allocate
+ *    more than the caps below.
+ */
+#ifndef AMB_FORMAT_H
+#define AMB_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AMB_FORMAT_MAJOR 1
+#define AMB_FORMAT_MINOR 0
+
+#define AMB_FILE_MAGIC       "\x89" "AMBER\r\n"  /* 8 bytes, FORMAT.md §2 */
+#define AMB_FILE_HDR_SIZE    64u                  /* header size written by 1.0 */
+#define AMB_FILE_HDR_MAX     4096u                /* cap on header_len */
+#define AMB_BLOCK_MAGIC      0x4b424d41u          /* "AMBK" little-endian */
+#define AMB_BLOCK_HDR_SIZE   80u                  /* FORMAT.md §3 */
+#define AMB_BLOCK_RAW_MAX    (256u << 20)         /* cap on a block's raw size */
+#define AMB_BLOCK_STORED_MAX (AMB_BLOCK_RAW_MAX + (1u << 20))
+#define AMB_INDEX_ENTRY_SIZE 64u
+#define AMB_TRAILER_PAYLOAD  24u
+#define AMB_STREAM_NONE      0xffffffffu          /* block not tied to a CPU */
+#define AMB_DEFAULT_ZSTD_LEVEL 3
+#define AMB_SMALL_BLOCK      64u                  /* raw sizes below stay uncompressed */
+
+/* Block types, FORMAT.md §5.  New types bump the minor version. */
+enum amb_block_type {
+	AMB_BLOCK_META       = 1,  /* recording metadata, key/values */
+	AMB_BLOCK_EVENT_ATTR = 2,  /* perf_event_attr + name + sample ids */
+	AMB_BLOCK_RING       = 3,  /* raw perf records of one CPU ring */
+	AMB_BLOCK_SYNTH      = 4,  /* synthesized perf records */
+	AMB_BLOCK_BUILDID    = 5,  /* build-id table */
+	AMB_BLOCK_TRACEFS    = 6,  /* tracefs header/format files, key/values */
+	AMB_BLOCK_KSYMS      = 7,  /* kernel symbols, /proc/kallsyms text */
+	AMB_BLOCK_TOPOLOGY   = 8,  /* CPU/NUMA/cache topology, key/values */
+	AMB_BLOCK_COUNTS     = 9,  /* counter reads */
+	AMB_BLOCK_FILE       = 10, /* embedded file (ELF, debuginfo) or part */
+	AMB_BLOCK_INDEX      = 11, /* index of all earlier blocks */
+	AMB_BLOCK_TRAILER    = 12, /* points at the index; last in the file */
+	AMB_BLOCK_TYPE_MAX_KNOWN = 12,
+};
+
+/* Name of a block type ("ring", "meta", ...), or "unknown". */
+const char *amb_block_type_name(unsigned type);
+
+enum amb_codec {
+	AMB_CODEC_NONE = 0,
+	AMB_CODEC_ZSTD = 1,
+};
+
+/* Producer byte order, file header offset 16 (FORMAT.md §2). */
+enum amb_endian {
+	AMB_ENDIAN_LITTLE = 1,
+	AMB_ENDIAN_BIG    = 2,
+};
+
+/* Format error codes; returned negated.  Stable: never renumber. */
+enum amb_error {
+	AMB_E_BASE = 4000,
+	AMB_E_MAGIC = AMB_E_BASE,   /* not an .amber file */
+	AMB_E_VERSION,              /* unsupported major version */
+	AMB_E_HDR_CHECKSUM,         /* file or block header checksum mismatch */
+	AMB_E_PAYLOAD_CHECKSUM,     /* block payload checksum mismatch */
+	AMB_E_TRUNCATED,            /* data ends inside a header or payload */
+	AMB_E_TOO_BIG,              /* a length exceeds its documented cap */
+	AMB_E_CODEC,                /* unknown codec */
+	AMB_E_DECOMPRESS,           /* codec failed or produced the wrong size */
+	AMB_E_RESERVED,             /* a reserved field is not zero */
+	AMB_E_CORRUPT,              /* any other structural rule broken */
+	AMB_E_NO_TRAILER,           /* no valid trailer (recording not closed) */
+	AMB_E_INDEX,                /* index disagrees with the blocks */
+	AMB_E_END,
+};
+
+/* Message for a negative return value (-errno or -AMB_E_*). Never NULL. */
+const char *amb_strerror(int err);
+
+/* ---- file header --------------------------------------------------------- */
+
+/* The decoded file header (FORMAT.md §2). */
+struct amb_file_header {
+	uint16_t major, minor;
+	uint32_t header_len;
+	uint8_t producer_endian;    /* enum amb_endian of the raw perf records */
+	uint8_t producer_word_size; /* 4 or 8 */
+	uint16_t producer_machine;  /* ELF e_machine of the producer (62 = x86_64) */
+	uint32_t flags;             /* none defined in 1.0 */
+	uint8_t uuid[16];           /* recording UUID (random, version 4) */
+	uint64_t created_ns;        /* CLOCK_REALTIME at creation, ns since epoch */
+};
+
+/* ---- writer -------------------------------------------------------------- */
+
+enum amb_sync {
+	AMB_SYNC_NONE  = 0, /* leave flushing to the kernel */
+	AMB_SYNC_BLOCK = 1, /* fdatasync after every block */
+	AMB_SYNC_CLOSE = 2, /* fdatasync once, at close */
+};
+
+struct amb_writer_opts {
+	int zstd_level;             /* AMB_DEFAULT_ZSTD_LEVEL; 0 = store raw */
+	enum amb_sync sync;
+	/*
+	 * 0: amb_writer_append() compresses and writes on the caller's thread.
+	 * 1: one background thread compresses and writes; append only queues.
+	 */
+	int threads;
+	size_t max_queued;          /* bytes queued before append waits (64 MiB) */
+	uint8_t producer_endian;    /* host byte order when 0 */
+	uint8_t producer_word_size; /* sizeof(long) when 0 */
+	uint16_t producer_machine;  /* host e_machine when 0 */
+	const uint8_t *uuid;        /* 16 bytes, or NULL for a random one */
+};
+
+/* Fill @o with the defaults documented above. */
+void amb_writer_opts_init(struct amb_writer_opts *o);
+
+/* What one block says about its payload (FORMAT.md §3). */
+struct amb_block_desc {
+	uint16_t type;           /* enum amb_block_type */
+	uint32_t stream;         /* CPU number, or AMB_STREAM_NONE */
+	uint64_t record_count;
+	uint64_t first_time;     /* 0 when the payload has no timestamps */
+	uint64_t last_time;
+};
+
+struct amb_writer;
+
+/*
+ * Create @path (O_EXCL, mode 0600: a recording can hold memory of the
+ * target) and write the file header.  @opts may be NULL for defaults.
+ * Errors: -EEXIST when @path exists (callers decide whether to move it away),
+ * other -errno from open/write, -ENOMEM.
+ */
+int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
+		    struct amb_writer **out);
+
+/*
+ * Append one block.  The payload is copied (or, for _owned, taken over: it
+ * must come from malloc and is freed by the writer, also on failure).  With
+ * threads = 0 the block is on disk (modulo sync policy) when this returns;
+ * with threads = 1 it is queued, and blocks reach the disk in append order.
+ * Thread-safe: several threads may append to one writer.
+ * Errors: -E2BIG for a payload over AMB_BLOCK_RAW_MAX; the first write error
+ * of the writer (for example -ENOSPC) once one has happened: after it no
+ * further block is written, and the file ends at the last complete block.
+ */
+int amb_writer_append(struct amb_writer *w, const struct amb_block_desc *d,
+		      const void *data, size_t len);
+int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
+			    void *data, size_t len);
+
+/* Wait until every queued block is written (and synced, with
+ * AMB_SYNC_BLOCK).  Returns 0 or the writer's first error. */
+int amb_writer_flush(struct amb_writer *w);
+
+struct amb_writer_stats {
+	uint64_t blocks;       /* blocks completely written */
+	uint64_t raw_bytes;    /* their payloads' raw bytes */
+	uint64_t stored_bytes; /* their payloads' stored bytes */
+	uint64_t file_bytes;   /* bytes of the file that are safe */
+	uint64_t queued_bytes; /* raw bytes waiting in the queue */
+	int error;             /* first error, or 0 */
+};
+
+/* Snapshot of the writer's counters; safe from any thread. */
+void amb_writer_get_stats(struct amb_writer *w, struct amb_writer_stats *st);
+
+/*
+ * Flush, write the index and trailer (FORMAT.md §6), sync as asked, close the
+ * file and free @w (also on error; NULL is accepted).  Returns 0 or the first
+ * error; on error the file still ends at its last complete block, which a
+ * reader recovers by scanning.
+ */
+int amb_writer_close(struct amb_writer *w);
+
+/* ---- reader -------------------------------------------------------------- */
+
+/* One block as found in the index or by scanning. */
+struct amb_block_info {
+	uint64_t seq;          /* block number as written */
+	uint64_t offset;       /* file offset of the block header */
+	uint64_t raw_size;
+	uint64_t stored_size;
+	uint64_t record_count;
+	uint64_t first_time;
+	uint64_t last_time;
+	uint32_t stream;
+	uint16_t type;
+	uint8_t codec;
+	uint8_t flags;
+};
+
+/* A problem the reader found and stepped over (FORMAT.md §7). */
+struct amb_problem {
+	uint64_t block;        /* block number (position in the file), or UINT64_MAX */
+	uint64_t offset;       /* file offset where the problem is */
+	int err;               /* -AMB_E_* or -errno */
+	char msg[240];         /* "block 12 at offset 81920: checksum mismatch ..." */
+};
+
+enum amb_reader_flags {
+	AMB_READ_SCAN   = 1u << 0, /* ignore the index; scan every block header */
+	AMB_READ_VERIFY = 1u << 1, /* also check every payload checksum on open */
+};
+
+struct amb_reader;
+
+/*
+ * Open @path: check the file header, then load the index through the
+ * trailer, or (no trailer, or AMB_READ_SCAN) scan block headers forward.  A
+ * torn or damaged tail is dropped with a problem recorded; blocks before it
+ * stay readable.  Errors: -errno from open/read, -AMB_E_MAGIC,
+ * -AMB_E_VERSION, -AMB_E_HDR_CHECKSUM, -AMB_E_TRUNCATED (file header).
+ * Free with amb_reader_close() (NULL accepted).
+ */
+int amb_reader_open(const char *path, unsigned flags, struct amb_reader **out);
+void amb_reader_close(struct amb_reader *r);
+
+const struct amb_file_header *amb_reader_header(const struct amb_reader *r);
+uint64_t amb_reader_file_size(const struct amb_reader *r);
+
+/* True when a valid trailer and index were found and used. */
+bool amb_reader_indexed(const struct amb_reader *r);
+
+/* Number of readable blocks, and the i-th (0 <= i < count) in file order.
+ * INDEX and TRAILER blocks are listed too. */
+size_t amb_reader_block_count(const struct amb_reader *r);
+const struct amb_block_info *amb_reader_block(const struct amb_reader *r, size_t i);
+
+/* Problems found while opening (and loading, see below). */
+size_t amb_reader_problem_count(const struct amb_reader *r);
+const struct amb_problem *amb_reader_problem(const struct amb_reader *r, size_t i);
+
+/* Which blocks an iteration visits; fields < 0 / 0 mean "any". */
+struct amb_block_filter {
+	int type;              /* enum amb_block_type, or -1 */
+	int64_t stream;        /* stream id, or -1 */
+	uint64_t t0, t1;       /* overlap with [t0, t1]; t1 == 0: no time filter */
+};
+#define AMB_FILTER_ANY { -1, -1, 0, 0 }
+
+/* Index of the first block >= @from matching @f, or SIZE_MAX. */
+size_t amb_reader_next(const struct amb_reader *r, const struct amb_block_filter *f,
+		       size_t from);
+
+#define amb_reader_for_each_block(r, f, i) \
+	for ((i) = amb_reader_next((r), (f), 0); (i) != SIZE_MAX; \
+	     (i) = amb_reader_next((r), (f), (i) + 1))
+
+/*
+ * Per-thread decode state: a read buffer, an output buffer and a zstd
+ * context.  One reader may be loaded from by several threads at once, each
+ * with its own amb_payload.
+ */
+struct amb_payload;
+struct amb_payload *amb_payload_new(void);
+void amb_payload_free(struct amb_payload *p);
+
+/*
+ * Read block @i, check its payload checksum, decompress it into @p and
+ * point *data/*len at the raw payload (valid until the next load into @p).
+ * Errors: -EINVAL for a bad @i, -errno from pread, -AMB_E_TRUNCATED,
+ * -AMB_E_PAYLOAD_CHECKSUM, -AMB_E_CODEC, -AMB_E_DECOMPRESS, -ENOMEM.  The
+ * message of the last error, naming block and offset, is in
+ * amb_payload_errmsg(@p).
+ */
+int amb_reader_load(struct amb_reader *r, size_t i, struct amb_payload *p,
+		    const void **data, size_t *len);
+const char *amb_payload_errmsg(const struct amb_payload *p);
+
+/* ---- verify and salvage ---------------------------------------------------- */
+
+/* Called once per problem found by amb_verify(); return nonzero to stop. */
+typedef int (*amb_problem_fn)(void *ctx, const struct amb_problem *pb);
+
+struct amb_verify_stats {
+	uint64_t blocks_ok;
+	uint64_t blocks_bad;
+	uint64_t problems;
+	uint64_t tail_bytes;   /* bytes after the last readable block */
+	bool has_trailer;
+	bool index_ok;
+};
+
+/*
+ * Check every structural rule and checksum of @path (FORMAT.md §7): file
+ * header, every block header and payload (decompressing each), sequence
+ * numbers, the index against the blocks, the trailer.  Each problem goes to
+ * @cb.  Returns the number of problems (0 = clean), or a negative error when
+ * the file cannot be read at all.
+ */
+int amb_verify(const char *path, amb_problem_fn cb, void *ctx,
+	       struct amb_verify_stats *st);
+
+/*
+ * Write to @out (which must not exist) a new valid file holding every intact
+ * block of @in, in order, renumbered, with a fresh index and trailer.
+ * Returns the number of blocks saved, or a negative error.
+ */
+long amb_salvage(const char *in, const char *out);
+
+/* ---- payload encodings (FORMAT.md §5) ------------------------------------- */
+
+/*
+ * A bounds-checked little-endian cursor over a payload.  Every getter returns
+ * 0 or -AMB_E_TRUNCATED without moving past the end.
+ */
+struct amb_cursor {
+	const uint8_t *p;
+	size_t len;
+	size_t pos;
+};
+
+static inline void amb_cursor_init(struct amb_cursor *c, const void *p, size_t len)
+{
+	c->p = p;
+	c->len = len;
+	c->pos = 0;
+}
+
+static inline size_t amb_cursor_left(const struct amb_cursor *c)
+{
+	return c->len - c->pos;
+}
+
+int amb_cursor_u8(struct amb_cursor *c, uint8_t *v);
+int amb_cursor_u16(struct amb_cursor *c, uint16_t *v);
+int amb_cursor_u32(struct amb_cursor *c, uint32_t *v);
+int amb_cursor_u64(struct amb_cursor *c, uint64_t *v);
+/* Point *p at the next @n bytes (no copy) and skip them. */
+int amb_cursor_bytes(struct amb_cursor *c, size_t n, const uint8_t **p);
+
+/*
+ * Key/value payloads (META, TRACEFS, TOPOLOGY; FORMAT.md §5.1):
+ * repeated { u32 key_len; key; u32 value_len; value }.
+ */
+struct amb_buf;
+int amb_kv_put(struct amb_buf *b, const char *key, const void *val, size_t len);
+int amb_kv_put_str(struct amb_buf *b, const char *key, const char *val);
+
+struct amb_kv {
+	const char *key;       /* not NUL-terminated */
+	uint32_t key_len;
+	const uint8_t *val;
+	uint32_t val_len;
+};
+/* 1 and the next pair in *kv, 0 at the end, or -AMB_E_TRUNCATED. */
+int amb_kv_next(struct amb_cursor *c, struct amb_kv *kv);
+
+/*
+ * EVENT_ATTR entries (FORMAT.md §5.2).  @attr is the perf_event_attr exactly
+ * as given to perf_event_open, in the producer's byte order.
+ */
+struct amb_event_entry {
+	const uint8_t *attr;
+	uint32_t attr_size;
+	const char *name;      /* not NUL-terminated */
+	uint32_t name_len;
+	uint32_t leader;       /* index of the group leader entry, or UINT32_MAX */
+	uint32_t flags;        /* AMB_EVENT_* */
+	uint32_t nr_ids;
+	const uint8_t *ids;    /* nr_ids little-endian u64 sample ids */
+};
+#define AMB_EVENT_FALLBACK 1u  /* opened in place of an unavailable event */
+int amb_event_put(struct amb_buf *b, const struct amb_event_entry *e);
+int amb_event_next(struct amb_cursor *c, struct amb_event_entry *e);
+
+/* BUILDID entries (FORMAT.md §5.3). */
+enum amb_dso_kind {
+	AMB_DSO_USER = 0, AMB_DSO_KERNEL = 1, AMB_DSO_MODULE = 2, AMB_DSO_VDSO = 3,
+};
+struct amb_buildid_entry {
+	const uint8_t *build_id;
+	uint8_t build_id_len;  /* <= 64 */
+	uint8_t kind;          /* enum amb_dso_kind */
+	const char *path;      /* not NUL-terminated */
+	uint32_t path_len;
+};
+int amb_buildid_put(struct amb_buf *b, const struct amb_buildid_entry *e);
+int amb_buildid_next(struct amb_cursor *c, struct amb_buildid_entry *e);
+
+/* COUNTS entries (FORMAT.md §5.4). */
+struct amb_count_entry {
+	uint32_t event;        /* index into the EVENT_ATTR entries */
+	uint32_t cpu;          /* UINT32_MAX when per-thread */
+	uint32_t tid;          /* UINT32_MAX when per-CPU */
+	uint64_t id;
+	uint64_t value;
+	uint64_t time_enabled;
+	uint64_t time_running;
+};
+int amb_count_put(struct amb_buf *b, const struct amb_count_entry *e);
+int amb_count_next(struct amb_cursor *c, struct amb_count_entry *e);
+
+/* FILE blocks (FORMAT.md §5.5): one part of one embedded file. */
+struct amb_file_entry {
+	const uint8_t *build_id;
+	uint8_t build_id_len;
+	uint8_t kind;          /* AMB_FILE_* */
+	const char *name;      /* original path; never trusted as a path */
+	uint32_t name_len;
+	uint64_t file_size;    /* size of the whole file */
+	uint64_t part_offset;  /* where this part's data goes in the file */
+	const uint8_t *data;
+	uint64_t data_len;
+};
+enum amb_file_kind { AMB_FILE_ELF = 0, AMB_FILE_DEBUG = 1, AMB_FILE_VDSO = 2,
+		     AMB_FILE_ELF_MINI = 3 };
+/* Header of a FILE payload; the caller appends data_len bytes after it. */
+int amb_file_put_header(struct amb_buf *b, const struct amb_file_entry *e);
+int amb_file_parse(const void *payload, size_t len, struct amb_file_entry *e);
+
+#endif /* AMB_FORMAT_H */

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Run every test: layering check, cmocka unit tests (ASan+UBSan), CLI tests
+# on the real binaries, and a short smoke run of every fuzz target.
+# Closes with one "N passed, N failed, N skipped" line; exit 1 on failure.
+B=${1:-build}
+cd "$(dirname "$0")/.." || exit 2
+export AMB_BUILD="$(pwd)/$B"
+pass=0 fail=0 skip=0
+failed=""
+
+note() { printf '%s\n' "$*"; }
+
+if sh tests/check_layering.sh; then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed layering"; fi
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for t in $(find "$B/tests/unit" -type f -perm -u+x 2>/dev/null | sort); do
+	out=$("$t" 2>&1); rc=$?
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	s=$(printf '%s\n' "$out" | grep -c '^\[  SKIPPED \] [a-z_]' || true)
+	p=${p:-0}; f=${f:-0}
+	if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	if [ "$f" != 0 ]; then
+		printf '%s\n' "$out" | tail -40
+		failed="$failed $(basename "$t")"
+	fi
+	note "unit: $(basename "$t"): $p passed, $f failed"
+done
+
+# CLI tests print "ok NAME", "FAIL NAME" or "skip NAME: reason" lines.
+for t in tests/cli/test_*.sh; do
+	[ -e "$t" ] || continue
+	out=$(sh "$t" 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^(ok|FAIL|skip) ' | sed 's/^/cli: /'
+	p=$(printf '%s\n' "$out" | grep -c '^ok ' || true)
+	f=$(printf '%s\n' "$out" | grep -c '^FAIL ' || true)
+	s=$(printf '%s\n' "$out" | grep -c '^skip ' || true)
+	if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; note "cli: $t exited $rc"; fi
+	if [ "$f" != 0 ]; then printf '%s\n' "$out" | grep -v '^ok ' | tail -30; failed="$failed $(basename "$t")"; fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+done
+
+# Fuzz smoke: each target replays its seeds and runs a few thousand inputs.
+for fz in $(find "$B/fuzz/bin" -type f -perm -u+x 2>/dev/null | sort); do
+	name=$(basename "$fz")
+	corpus=$(mktemp -d)
+	if sh tests/fuzz/seeds.sh "$name" "$corpus" >/dev/null 2>&1 &&
+	   "$fz" -runs=3000 -max_total_time=30 -timeout=10 -rss_limit_mb=2048 "$corpus" >"$corpus.log" 2>&1; then
+		pass=$((pass + 1)); note "fuzz: $name: ok"
+	else
+		fail=$((fail + 1)); failed="$failed $name"; tail -30 "$corpus.log"; note "fuzz: $name: FAILED"
+	fi
+	rm -rf "$corpus" "$corpus.log"
+done
+
+[ -n "$failed" ] && note "failed:$failed"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
