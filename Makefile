@@ -65,6 +65,8 @@ PROG_SRC  := $(sort $(wildcard testdata/programs/*.c))
 
 .PHONY: all deps test unit tools fuzz bench check-layering install clean demo programs
 .DEFAULT_GOAL := all
+# Keep objects made through pattern rules (make would delete them as intermediates).
+.SECONDARY:
 
 all: $(LIBFORMAT) $(REC) $(ANA)
 

@@ -38,14 +38,16 @@ int amb_buf_reserve(struct amb_buf *b, size_t extra)
 	size_t need, cap;
 	uint8_t *p;
 
-	if (extra > SIZE_MAX - b->len)
+	/* No real buffer gets near half the address space; refusing such
+	 * sizes early keeps the doubling below from overflowing. */
+	if (extra > SIZE_MAX / 4 - b->len)
 		return -ENOMEM;
 	need = b->len + extra;
 	if (need <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 256;
 	while (cap < need)
-		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+		cap *= 2;
 	p = realloc(b->data, cap);
 	if (!p)
 		return -ENOMEM;

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for common/: little-endian helpers, byte buffer, CPU lists,
+ * JSON escaping, the warning callback and amb_read_file. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/common.h"
+
+static void test_le_roundtrip(void **state)
+{
+	uint8_t b[8];
+
+	(void)state;
+	amb_put_le16(b, 0x1234);
+	assert_int_equal(b[0], 0x34);
+	assert_int_equal(b[1], 0x12);
+	assert_int_equal(amb_get_le16(b), 0x1234);
+	amb_put_le32(b, 0xdeadbeef);
+	assert_int_equal(b[0], 0xef);
+	assert_int_equal(b[3], 0xde);
+	assert_int_equal(amb_get_le32(b), 0xdeadbeef);
+	amb_put_le64(b, 0x0102030405060708ull);
+	assert_int_equal(b[0], 0x08);
+	assert_int_equal(b[7], 0x01);
+	assert_true(amb_get_le64(b) == 0x0102030405060708ull);
+}
+
+static void test_buf(void **state)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(amb_buf_put_le32(&b, (uint32_t)i), 0);
+	assert_int_equal(b.len, 4000);
+	assert_int_equal(amb_get_le32(b.data + 4 * 999), 999);
+	assert_int_equal(amb_buf_printf(&b, "x=%d", 42), 0);
+	assert_int_equal(b.len, 4004);
+	assert_memory_equal(b.data + 4000, "x=42", 4);
+	amb_buf_reset(&b);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(amb_buf_append(&b, "abc", 3), 0);
+	assert_int_equal(amb_buf_put_le16(&b, 0xbeef), 0);
+	assert_int_equal(amb_buf_put_le64(&b, 7), 0);
+	assert_int_equal(b.len, 13);
+	amb_buf_free(&b);
+	assert_null(b.data);
+	amb_buf_free(&b);
+	assert_int_equal(amb_buf_reserve(&b, SIZE_MAX), -ENOMEM);
+}
+
+static void test_cpulist(void **state)
+{
+	uint64_t set[2];
+
+	(void)state;
+	assert_int_equal(amb_cpulist_parse("0-3,8,10-11", set, 128), 7);
+	assert_true(set[0] == 0xd0full);
+	assert_int_equal(amb_cpulist_parse("64\n", set, 128), 1);
+	assert_true(set[1] == 1 && set[0] == 0);
+	assert_int_equal(amb_cpulist_parse("1,1,1", set, 128), 1);
+	assert_int_equal(amb_cpulist_parse("", set, 128), -EINVAL);
+	assert_int_equal(amb_cpulist_parse("3-1", set, 128), -EINVAL);
+	assert_int_equal(amb_cpulist_parse("a", set, 128), -EINVAL);
+	assert_int_equal(amb_cpulist_parse("1,", set, 128), -EINVAL);
+	assert_int_equal(amb_cpulist_parse("128", set, 128), -EINVAL);
+	assert_int_equal(amb_cpulist_parse("99999999999", set, 128), -EINVAL);
+}
+
+static void test_json(void **state)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	amb_json_str(f, "a\"b\\c\n\x01");
+	amb_json_str(f, NULL);
+	amb_json_strn(f, "xy\0z", 4);
+	fclose(f);
+	assert_string_equal(out, "\"a\\\"b\\\\c\\n\\u0001\"\"\"\"xy\\u0000z\"");
+	free(out);
+}
+
+static char last_warning[128];
+
+static void capture(void *ctx, const char *msg)
+{
+	*(int *)ctx += 1;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+static void test_warn(void **state)
+{
+	int calls = 0;
+
+	(void)state;
+	amb_set_warn(capture, &calls);
+	amb_warn("block %d at offset %u", 12, 81920u);
+	assert_int_equal(calls, 1);
+	assert_string_equal(last_warning, "block 12 at offset 81920");
+	assert_ptr_equal(amb_set_warn(NULL, NULL), capture);
+	amb_warn("dropped");
+	assert_int_equal(calls, 1);
+}
+
+static void test_read_file(void **state)
+{
+	char path[] = "/tmp/amb_test_XXXXXX";
+	int fd = mkstemp(path);
+	size_t len = 0;
+	char *s;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "hello world", 11), 11);
+	close(fd);
+	s = amb_read_file(path, 1 << 20, &len);
+	assert_non_null(s);
+	assert_int_equal(len, 11);
+	assert_string_equal(s, "hello world");
+	free(s);
+	s = amb_read_file(path, 5, &len);
+	assert_int_equal(len, 5);
+	assert_string_equal(s, "hello");
+	free(s);
+	unlink(path);
+	errno = 0;
+	assert_null(amb_read_file(path, 10, NULL));
+	assert_int_equal(errno, ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_le_roundtrip),
+		cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_warn),
+		cmocka_unit_test(test_read_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
