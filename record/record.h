@@ -75,4 +75,38 @@ const char *rec_tracefs_root(void);
  * heap string (caller frees).  NULL with errno set on failure. */
 char *rec_tracefs_read(const char *rel, size_t *len);
 
+/* ---- additions by the events/tracefs helper (events.c, pfm.c, tracefs.c) -- */
+
+/*
+ * Use @path as the tracefs root instead of probing and mounting: tests and
+ * fuzzers point it at a fake tree, or at "" for "no tracefs here".  NULL
+ * restores probing.  @path is copied.  Returns 0 or -ENOMEM/-ENAMETOOLONG.
+ */
+int rec_tracefs_set_root(const char *path);
+
+/*
+ * Call @fn(@ctx, system, event) for every tracepoint directory under
+ * events/, systems and events in sorted order.  A non-zero return from @fn
+ * stops the walk and is returned.  Returns 0, the callback's value, or
+ * -errno (-ENOENT when tracefs is unavailable).
+ */
+int rec_tracefs_for_each_event(int (*fn)(void *ctx, const char *sys, const char *event),
+			       void *ctx);
+
+/*
+ * Encode the libpfm4 event @name (with libpfm4's own modifiers, e.g.
+ * "perf::PERF_COUNT_HW_CPU_CYCLES:u") into @attr's type, config, config1,
+ * config2, exclude_* and precise_ip fields; other fields are untouched.
+ * Initialises libpfm4 on first use.  Returns 0, -ENOENT when libpfm4 does
+ * not know the name (or is unusable here), -EINVAL for bad attributes.
+ */
+int rec_pfm_encode(const char *name, struct perf_event_attr *attr);
+
+/*
+ * Print the events of the model-specific PMUs libpfm4 detected on this
+ * machine (not its generic "perf" tables) as "pmu::event" lines matching
+ * the glob @pattern (NULL = all).  Returns the number printed or -errno.
+ */
+int rec_pfm_list(FILE *out, const char *pattern);
+
 #endif /* AMB_RECORD_H */
