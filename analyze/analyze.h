@@ -26,6 +26,8 @@
 int cmd_info(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 /* ---- events --------------------------------------------------------------- */
 
@@ -75,7 +77,21 @@ struct ana_sample {
 	uint64_t data_src;
 	uint64_t nr_branches;
 	const struct ana_branch *branches;
+	uint64_t branch_hw_idx;        /* with PERF_SAMPLE_BRANCH_HW_INDEX, else 0 */
 	uint8_t cpumode;               /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	uint64_t stream_id;
+	uint64_t transaction;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+	uint64_t nr_read;              /* PERF_SAMPLE_READ: u64 words, laid out */
+	const uint64_t *read;          /* as attr.read_format says, host order */
+	uint64_t intr_abi;             /* PERF_SAMPLE_REGS_INTR, as user_* */
+	uint64_t intr_regs_mask;
+	const uint64_t *intr_regs;
+	uint64_t aux_size;             /* PERF_SAMPLE_AUX */
+	const uint8_t *aux;
 };
 
 /*
@@ -111,6 +127,14 @@ struct ana_record {
 		struct { uint64_t time, id, stream_id; } throttle; /* THROTTLE/UNTHROTTLE */
 		struct { uint64_t offset, size; uint32_t flags; } aux;
 		struct { uint32_t next_prev_pid, next_prev_tid; } switch_cpu;
+		struct { uint32_t pid, tid; } task;          /* ITRACE_START, READ */
+		struct {
+			uint64_t addr;
+			uint32_t len;
+			uint16_t ksym_type, flags;
+			const char *name;
+		} ksymbol;                                   /* KSYMBOL */
+		struct { uint64_t id; const char *path; } cgroup; /* CGROUP */
 	} u;
 	const uint8_t *bytes;          /* the whole record, host byte order for the header */
 };
@@ -122,9 +146,10 @@ struct ana_session;
 /*
  * Open a recording: read its META, EVENT_ATTR, BUILDID, TRACEFS, KSYMS and
  * TOPOLOGY blocks (small) and prepare the k-way merge of its RING blocks.
- * Problems the format reader stepped over are reported through amb_warn().
- * Errors: as amb_reader_open(), -AMB_E_CORRUPT for unusable EVENT_ATTR
- * blocks, -ENOMEM.  Free with ana_session_close() (NULL accepted).
+ * Problems the format reader stepped over, blocks that do not load and
+ * entries that do not parse are reported through amb_warn() and skipped.
+ * Errors: as amb_reader_open(), -ENOMEM; *out is NULL then.  Free with
+ * ana_session_close() (NULL accepted).
  */
 int ana_session_open(const char *path, struct ana_session **out);
 void ana_session_close(struct ana_session *s);
@@ -133,6 +158,10 @@ struct amb_reader *ana_session_reader(struct ana_session *s);
 
 /* META value for @key as a NUL-terminated string, or NULL. */
 const char *ana_session_meta(const struct ana_session *s, const char *key);
+/* Number of distinct META keys, and the @i-th key (NULL when out of range)
+ * in the order first written, with its value in *val. */
+size_t ana_session_meta_count(const struct ana_session *s);
+const char *ana_session_meta_at(const struct ana_session *s, size_t i, const char **val);
 /* TOPOLOGY value for @key, or NULL. */
 const char *ana_session_topology(const struct ana_session *s, const char *key);
 /* TRACEFS value for @key ("header_page", "sched/sched_switch"), or NULL; *len set. */
@@ -162,11 +191,15 @@ bool ana_session_swapped(const struct ana_session *s);
 typedef int (*ana_record_fn)(void *ctx, const struct ana_record *rec);
 
 /*
- * Deliver every record: SYNTH records first, then the RING records of all
- * CPUs merged in timestamp order, streaming block by block (memory bounded
- * by the blocks that overlap in time, never the whole file).  Records that
- * fail to parse are counted and reported once, then skipped.  Returns 0,
- * the callback's nonzero value, or a negative error.
+ * Deliver every record: SYNTH records first in file order, then the RING
+ * records of all CPUs merged on timestamp (a k-way merge; records of one
+ * stream keep their order even where their times step back a little).
+ * Streams block by block: memory is one decoded block and one parser per
+ * CPU, never the whole file.  A record that fails to parse is counted in
+ * bad_records and reported once with its block and offset; the rest of its
+ * block is skipped.  rec->cpu falls back to the RING block's stream when the
+ * record carries no CPU.  Resets and fills the stats.  Returns 0, the
+ * callback's nonzero value, or -ENOMEM.
  */
 int ana_session_for_each(struct ana_session *s, ana_record_fn fn, void *ctx);
 
@@ -186,7 +219,12 @@ struct ana_parser;
 
 /*
  * A parser for the raw records of one recording.  @swap: records are in the
- * other byte order.  @lookup maps a sample id to its event.
+ * other byte order.  @lookup maps a sample id to its event (may be NULL).
+ * @first_event (may be NULL: no sample fields are decoded) supplies the
+ * sample_type and sample_id_all that locate PERF_SAMPLE_IDENTIFIER, shared
+ * by all events of a recording (FORMAT.md §5.6); the record's own event then
+ * decodes the rest.  Returns NULL with errno = ENOMEM.  Free with
+ * ana_parser_free() (NULL accepted).
  */
 struct ana_parser *ana_parser_new(bool swap,
 				  const struct ana_event *(*lookup)(void *ctx, uint64_t id),
@@ -195,11 +233,19 @@ void ana_parser_free(struct ana_parser *p);
 
 /*
  * Decode the record at @data (at most @len bytes available) into @rec.
- * Returns the record's size (> 0), or -AMB_E_TRUNCATED / -AMB_E_CORRUPT.
- * @rec's pointers stay valid until the next call on @p.
+ * Fields a record does not carry are 0, except pid/tid/cpu: UINT32_MAX.
+ * Returns the record's size (> 0); -AMB_E_TRUNCATED when @len is shorter
+ * than the header or header.size; -AMB_E_CORRUPT when header.size < 8 or a
+ * field does not fit in the record (ana_parser_errmsg() says which).  The
+ * record is copied into @p, so @data may go away after the call; @rec's
+ * pointers stay valid until the next call on @p.
  */
 int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 		     struct ana_record *rec);
+
+/* What was wrong with the record of the last failed ana_parse_record() on
+ * @p ("callchain nr 4096 exceeds the record (size 64)"); "" if nothing. */
+const char *ana_parser_errmsg(const struct ana_parser *p);
 
 /* "SAMPLE", "MMAP2", ... for PERF_RECORD_* @type. */
 const char *ana_record_type_name(uint32_t type);

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for analyze/session.c: a synthetic recording of three CPUs with
+ * interleaved times and several blocks per stream, written with amb_writer in
+ * either byte order, must come back from ana_session_for_each() with SYNTH
+ * records first, then every RING record once, in global time order; plus the
+ * tables (META, EVENT_ATTR ids, BUILDID, KSYMS, TRACEFS), damaged records,
+ * and stopping early.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "analyze/analyze.h"
+#include "common/common.h"
+#include "format/format.h"
+#include "tests/unit/analyze/synth.h"
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+	    PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+#define NCPU 3
+#define BLOCKS_PER_CPU 4
+#define PER_BLOCK 50
+
+static char path[64];
+
+/* Sample number n of @cpu: times interleave across CPUs, ip says who it is. */
+static uint64_t sample_time(unsigned cpu, unsigned n)
+{
+	return 1000000 + (uint64_t)n * 1000 + cpu * 333 + (n % 7) * 10;
+}
+
+static void put_event(struct amb_buf *b, const char *name, uint64_t id0, uint64_t id1,
+		      bool swap)
+{
+	struct perf_event_attr a, img;
+	uint8_t ids[16];
+	struct amb_event_entry e;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 10000;
+	a.sample_type = ST;
+	a.sample_id_all = 1;
+	a.disabled = 1;
+	/* ana_attr_to_host() is its own inverse: it makes the other order too. */
+	ana_attr_to_host(&img, (const uint8_t *)&a, sizeof(a), swap);
+	amb_put_le64(ids, id0);
+	amb_put_le64(ids + 8, id1);
+	e = (struct amb_event_entry){
+		.attr = (const uint8_t *)&img, .attr_size = sizeof(img),
+		.name = name, .name_len = (uint32_t)strlen(name),
+		.leader = UINT32_MAX, .flags = 0, .nr_ids = 2, .ids = ids,
+	};
+	assert_int_equal(amb_event_put(b, &e), 0);
+}
+
+static void append(struct amb_writer *w, uint16_t type, uint32_t stream, uint64_t count,
+		   uint64_t t0, uint64_t t1, const struct amb_buf *b)
+{
+	struct amb_block_desc d = { type, stream, count, t0, t1 };
+
+	assert_int_equal(amb_writer_append(w, &d, b->data, b->len), 0);
+}
+
+/*
+ * Write the recording.  With @bad, CPU 1's second block has a record of
+ * size 4 after its first 10 samples, so its other 40 are lost.  With
+ * @invert, samples 5 and 6 of CPU 2 have their times exchanged.
+ */
+static void write_recording_ex(bool swap, bool bad, bool invert)
+{
+	static struct syn_rec s;
+	static const uint8_t bid[20] = { 0x12, 0x34, 0x56 };
+	struct amb_writer_opts o;
+	struct amb_buf b = AMB_BUF_INIT;
+	struct amb_buildid_entry be;
+	struct amb_writer *w;
+
+	snprintf(path, sizeof(path), "/tmp/amber-test-session-%d.amber", (int)getpid());
+	unlink(path);
+	amb_writer_opts_init(&o);
+	o.producer_endian = (amb_host_is_le() != swap) ? AMB_ENDIAN_LITTLE : AMB_ENDIAN_BIG;
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	s.swap = swap;
+
+	assert_int_equal(amb_kv_put_str(&b, "hostname", "testhost"), 0);
+	assert_int_equal(amb_kv_put_str(&b, "clock", "monotonic"), 0);
+	assert_int_equal(amb_kv_put_str(&b, "hostname", "renamed"), 0);
+	append(w, AMB_BLOCK_META, AMB_STREAM_NONE, 3, 0, 0, &b);
+	amb_buf_reset(&b);
+	put_event(&b, "cpu-clock", 100, 101, swap);
+	put_event(&b, "task-clock", 200, 201, swap);
+	append(w, AMB_BLOCK_EVENT_ATTR, AMB_STREAM_NONE, 2, 0, 0, &b);
+	amb_buf_reset(&b);
+	assert_int_equal(amb_kv_put_str(&b, "sched/sched_switch", "name: sched_switch\n"), 0);
+	append(w, AMB_BLOCK_TRACEFS, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_reset(&b);
+	assert_int_equal(amb_buf_printf(&b, "ffffffff81000000 T _stext\n"), 0);
+	append(w, AMB_BLOCK_KSYMS, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_reset(&b);
+	be = (struct amb_buildid_entry){ bid, 20, AMB_DSO_USER, "/usr/bin/true", 13 };
+	assert_int_equal(amb_buildid_put(&b, &be), 0);
+	append(w, AMB_BLOCK_BUILDID, AMB_STREAM_NONE, 1, 0, 0, &b);
+
+	amb_buf_reset(&b);
+	syn_comm(&s, ST, 42, 42, "bash", false, 500, 100, 0);
+	assert_int_equal(amb_buf_append(&b, s.b, s.len), 0);
+	syn_mmap2(&s, ST, 42, 42, 0x400000, 0x1000, 0, bid, 20, "/usr/bin/true", 500, 100, 0);
+	assert_int_equal(amb_buf_append(&b, s.b, s.len), 0);
+	append(w, AMB_BLOCK_SYNTH, AMB_STREAM_NONE, 2, 500, 500, &b);
+
+	/* Blocks of the streams interleave in the file, in no fixed CPU order. */
+	for (unsigned blk = 0; blk < BLOCKS_PER_CPU; blk++) {
+		for (unsigned k = 0; k < NCPU; k++) {
+			unsigned cpu = (k + blk) % NCPU;
+			unsigned n0 = blk * PER_BLOCK;
+
+			amb_buf_reset(&b);
+			for (unsigned n = n0; n < n0 + PER_BLOCK; n++) {
+				if (bad && cpu == 1 && blk == 1 && n == n0 + 10) {
+					syn_begin(&s, PERF_RECORD_SAMPLE, 0);
+					s.b[s.swap ? 7 : 6] = 4;
+					s.len = 8;
+					assert_int_equal(amb_buf_append(&b, s.b, 8), 0);
+				}
+				unsigned tn = n;
+
+				if (invert && cpu == 2 && (n == 5 || n == 6))
+					tn = 11 - n;
+				syn_simple_sample(&s, ST, (n & 1) ? 200 : 100,
+						  (uint64_t)cpu << 32 | n, 7, 7,
+						  sample_time(cpu, tn), 0, 10000);
+				assert_int_equal(amb_buf_append(&b, s.b, s.len), 0);
+			}
+			append(w, AMB_BLOCK_RING, cpu, PER_BLOCK, sample_time(cpu, n0),
+			       sample_time(cpu, n0 + PER_BLOCK - 1), &b);
+		}
+	}
+	amb_buf_free(&b);
+	assert_int_equal(amb_writer_close(w), 0);
+}
+
+static void write_recording(bool swap, bool bad)
+{
+	write_recording_ex(swap, bad, false);
+}
+
+struct seen {
+	unsigned synth, ring;
+	uint64_t last_time;
+	bool ordered;
+	uint8_t count[NCPU][BLOCKS_PER_CPU * PER_BLOCK];
+	const struct ana_event *ev100, *ev200;
+	int stop_after;
+	bool inverted;          /* CPU 2 samples 5 and 6 have exchanged times */
+	unsigned next[NCPU];    /* lowest sample number each CPU may deliver next */
+};
+
+static int on_record(void *ctx, const struct ana_record *rec)
+{
+	struct seen *sn = ctx;
+
+	if (rec->synthesized) {
+		assert_int_equal(sn->ring, 0);
+		assert_int_equal(rec->stream, AMB_STREAM_NONE);
+		if (sn->synth++ == 0) {
+			assert_int_equal(rec->type, PERF_RECORD_COMM);
+			assert_string_equal(rec->u.comm.comm, "bash");
+		} else {
+			assert_int_equal(rec->type, PERF_RECORD_MMAP2);
+			assert_string_equal(rec->u.mmap.filename, "/usr/bin/true");
+		}
+		return 0;
+	}
+	assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+	{
+		unsigned cpu = (unsigned)(rec->u.sample.ip >> 32);
+		unsigned n = (unsigned)rec->u.sample.ip;
+
+		assert_true(cpu < NCPU && n < BLOCKS_PER_CPU * PER_BLOCK);
+		assert_int_equal(rec->stream, cpu);
+		assert_int_equal(rec->cpu, cpu);   /* no PERF_SAMPLE_CPU: from the stream */
+		if (!sn->inverted)
+			assert_true(rec->time == sample_time(cpu, n));
+		assert_true(n >= sn->next[cpu]);   /* stream order, skips allowed */
+		sn->next[cpu] = n + 1;
+		assert_ptr_equal(rec->evt, (n & 1) ? sn->ev200 : sn->ev100);
+		sn->count[cpu][n]++;
+	}
+	if (rec->time < sn->last_time)
+		sn->ordered = false;
+	sn->last_time = rec->time;
+	sn->ring++;
+	if (sn->stop_after && (int)sn->ring == sn->stop_after)
+		return 77;
+	return 0;
+}
+
+static void check_session(bool swap)
+{
+	struct ana_session *s;
+	struct ana_session_stats st;
+	struct seen *sn = calloc(1, sizeof(*sn));
+	const struct ana_buildid *b;
+	const char *val;
+	size_t len;
+
+	assert_non_null(sn);
+	write_recording(swap, false);
+	assert_int_equal(ana_session_open(path, &s), 0);
+	assert_int_equal(ana_session_swapped(s), swap);
+	assert_string_equal(ana_session_meta(s, "hostname"), "renamed");
+	assert_string_equal(ana_session_meta(s, "clock"), "monotonic");
+	assert_null(ana_session_meta(s, "nope"));
+	assert_int_equal(ana_session_meta_count(s), 2);
+	assert_string_equal(ana_session_meta_at(s, 0, &val), "hostname");
+	assert_string_equal(val, "renamed");
+	assert_null(ana_session_meta_at(s, 2, &val));
+	assert_int_equal(ana_session_event_count(s), 2);
+	assert_string_equal(ana_session_event(s, 1)->name, "task-clock");
+	assert_true(ana_session_event(s, 1)->attr.sample_type == ST);
+	assert_int_equal(ana_session_event(s, 1)->attr.sample_id_all, 1);
+	assert_int_equal(ana_session_event(s, 1)->attr.disabled, 1);
+	assert_int_equal(ana_session_event(s, 0)->nr_ids, 2);
+	sn->ev100 = ana_session_event_by_id(s, 101);
+	sn->ev200 = ana_session_event_by_id(s, 200);
+	assert_ptr_equal(sn->ev100, ana_session_event(s, 0));
+	assert_ptr_equal(sn->ev200, ana_session_event(s, 1));
+	assert_null(ana_session_event_by_id(s, 150));
+	assert_int_equal(ana_session_buildid_count(s), 1);
+	b = ana_session_buildid(s, 0);
+	assert_string_equal(b->path, "/usr/bin/true");
+	assert_int_equal(b->build_id_len, 20);
+	assert_int_equal(b->build_id[1], 0x34);
+	assert_string_equal(ana_session_ksyms(s, &len), "ffffffff81000000 T _stext\n");
+	assert_int_equal(len, 26);
+	val = ana_session_tracefs(s, "sched/sched_switch", &len);
+	assert_non_null(val);
+	assert_int_equal(len, strlen("name: sched_switch\n"));
+
+	sn->ordered = true;
+	assert_int_equal(ana_session_for_each(s, on_record, sn), 0);
+	assert_int_equal(sn->synth, 2);
+	assert_int_equal(sn->ring, NCPU * BLOCKS_PER_CPU * PER_BLOCK);
+	assert_true(sn->ordered);
+	for (unsigned c = 0; c < NCPU; c++)
+		for (unsigned n = 0; n < BLOCKS_PER_CPU * PER_BLOCK; n++)
+			assert_int_equal(sn->count[c][n], 1);
+	ana_session_get_stats(s, &st);
+	assert_int_equal(st.records, 2 + NCPU * BLOCKS_PER_CPU * PER_BLOCK);
+	assert_int_equal(st.samples, NCPU * BLOCKS_PER_CPU * PER_BLOCK);
+	assert_int_equal(st.bad_records, 0);
+	assert_true(st.first_time == 500);
+	assert_true(st.last_time == sample_time(NCPU - 1, BLOCKS_PER_CPU * PER_BLOCK - 1));
+
+	/* A nonzero callback value stops the iteration and comes back. */
+	memset(sn, 0, sizeof(*sn));
+	sn->ev100 = ana_session_event_by_id(s, 100);
+	sn->ev200 = ana_session_event_by_id(s, 201);
+	sn->stop_after = 25;
+	assert_int_equal(ana_session_for_each(s, on_record, sn), 77);
+	assert_int_equal(sn->ring, 25);
+	ana_session_close(s);
+	unlink(path);
+	free(sn);
+}
+
+static void test_merge_native(void **state)
+{
+	(void)state;
+	check_session(false);
+}
+
+static void test_merge_swapped(void **state)
+{
+	(void)state;
+	check_session(true);
+}
+
+static int warnings;
+static char last_warning[512];
+
+static void count_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	warnings++;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+/* A bad record costs the rest of its block, once, and nothing else. */
+static void test_bad_record(void **state)
+{
+	struct ana_session *s;
+	struct ana_session_stats st;
+	struct seen *sn = calloc(1, sizeof(*sn));
+	amb_warn_fn old;
+
+	(void)state;
+	assert_non_null(sn);
+	write_recording(false, true);
+	assert_int_equal(ana_session_open(path, &s), 0);
+	sn->ev100 = ana_session_event_by_id(s, 100);
+	sn->ev200 = ana_session_event_by_id(s, 200);
+	sn->ordered = true;
+	warnings = 0;
+	old = amb_set_warn(count_warning, NULL);
+	assert_int_equal(ana_session_for_each(s, on_record, sn), 0);
+	amb_set_warn(old, NULL);
+	assert_int_equal(warnings, 1);
+	assert_non_null(strstr(last_warning, "record at payload offset"));
+	assert_non_null(strstr(last_warning, "block "));
+	assert_true(sn->ordered);
+	assert_int_equal(sn->ring, NCPU * BLOCKS_PER_CPU * PER_BLOCK - (PER_BLOCK - 10));
+	assert_int_equal(sn->count[1][PER_BLOCK + 9], 1);
+	assert_int_equal(sn->count[1][PER_BLOCK + 10], 0);
+	assert_int_equal(sn->count[1][2 * PER_BLOCK], 1);
+	ana_session_get_stats(s, &st);
+	assert_int_equal(st.bad_records, 1);
+	ana_session_close(s);
+	unlink(path);
+	free(sn);
+}
+
+/* A stream whose times step back is still delivered in its own order,
+ * every record once; the merge is otherwise in time order. */
+static void test_inversion(void **state)
+{
+	struct ana_session *s;
+	struct seen *sn = calloc(1, sizeof(*sn));
+
+	(void)state;
+	assert_non_null(sn);
+	write_recording_ex(false, false, true);
+	assert_int_equal(ana_session_open(path, &s), 0);
+	sn->ev100 = ana_session_event_by_id(s, 100);
+	sn->ev200 = ana_session_event_by_id(s, 200);
+	sn->inverted = true;
+	assert_int_equal(ana_session_for_each(s, on_record, sn), 0);
+	assert_int_equal(sn->ring, NCPU * BLOCKS_PER_CPU * PER_BLOCK);
+	for (unsigned c = 0; c < NCPU; c++)
+		assert_int_equal(sn->next[c], BLOCKS_PER_CPU * PER_BLOCK);
+	ana_session_close(s);
+	unlink(path);
+	free(sn);
+}
+
+static void test_open_errors(void **state)
+{
+	struct ana_session *s = (void *)1;
+
+	(void)state;
+	assert_int_equal(ana_session_open("/nonexistent/x.amber", &s), -ENOENT);
+	assert_null(s);
+	ana_session_close(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_native),
+		cmocka_unit_test(test_merge_swapped),
+		cmocka_unit_test(test_bad_record),
+		cmocka_unit_test(test_inversion),
+		cmocka_unit_test(test_open_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
