@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record/main.c - amber-rec: record perf rings into an .amber file.
+ *
+ * Order of work (FORMAT.md §9: everything needed to decode RING blocks is
+ * written before the first one):
+ *   parse options and events -> start the target (a forked command waits)
+ *   -> open the events and rings -> META, EVENT_ATTR, TOPOLOGY, KSYMS,
+ *   TRACEFS, SYNTH, BUILDID -> start draining -> enable (or exec) -> wait
+ *   -> disable, final drain -> COUNTS and final META -> close, summary.
+ *
+ * Exit status: the command's (128+N when killed by signal N); 0 for -p,
+ * -t, -a without a command; 125 when amber-rec itself fails, 126/127 when
+ * the command cannot be executed / found (the env(1) convention).
+ *
+ * A write error (disk full) stops the recording: the command is sent
+ * SIGTERM, the file keeps every complete block (the writer truncates a torn
+ * one, FORMAT.md §9), and amber-rec says how much was saved and exits 125.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/rec_internal.h"
+
+#define EXIT_REC_FAIL   125
+#define EXIT_NO_EXEC    126
+#define EXIT_NOT_FOUND  127
+#define BLOCK_BYTES     (1u << 20)    /* a RING block is handed over at ~1 MiB */
+#define WRITER_QUEUE    (64u << 20)
+#define LOOP_MS         50
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void print_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "amber-rec: warning: %s\n", msg);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: amber-rec [OPTIONS] -- COMMAND [ARGS]\n"
+		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -a | -C CPUS\n"
+		"       amber-rec --list-events [PATTERN]\n\n"
+		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
+		"  -F, --freq HZ            samples per second (default %u)\n"
+		"  -c, --count PERIOD       sample every PERIOD events instead\n"
+		"  -g                       kernel+user call chains (frame pointers)\n"
+		"      --call-graph MODE    fp, or dwarf[,SIZE] (user stack copy, default %u)\n"
+		"  -d, --data               data addresses, data source and weight\n"
+		"  -b, --branch             branch stacks (needs a PMU with LBR/BRBE)\n"
+		"  -p, --pid PIDS           attach to processes (all their threads)\n"
+		"  -t, --tid TIDS           attach to threads\n"
+		"  -a, --all-cpus           system-wide\n"
+		"  -C, --cpu LIST           only these CPUs (system-wide on them)\n"
+		"      --duration SECONDS   stop after this long\n"
+		"  -o, --output FILE        output (default %s; an old one becomes FILE.old)\n"
+		"  -m, --mmap-pages N       ring pages per CPU, a power of two\n"
+		"  -z, --compression-level N  zstd level, 0 stores raw (default %d)\n"
+		"      --flush-interval MS  write staged records at least this often (default %u)\n"
+		"      --sync               fdatasync every block\n"
+		"      --list-events [PAT]  list the events this machine can record\n"
+		"  -h, --help, --version\n",
+		REC_DEFAULT_FREQ, REC_DEFAULT_STACK_SIZE, REC_DEFAULT_OUTPUT,
+		AMB_DEFAULT_ZSTD_LEVEL, REC_DEFAULT_FLUSH_MS);
+}
+
+/* Everything one recording holds; freed by session_free(). */
+struct session {
+	struct rec_opts opts;
+	struct rec_event_list events;
+	struct rec_target target;
+	struct rec_sampling sampling;
+	struct rec_evlist evlist;
+	struct amb_writer *w;
+	struct rec_drain drain;
+	uint64_t start_ns;         /* before the prologue: SYNTH time, time.start_ns */
+	uint64_t run_ns, end_ns;   /* events enabled .. disabled */
+	char err[1024];
+};
+
+static int append_buf(struct session *s, uint16_t type, struct amb_buf *b, uint64_t count,
+		      uint64_t t0, uint64_t t1)
+{
+	struct amb_block_desc d = { .type = type, .stream = AMB_STREAM_NONE,
+				    .record_count = count, .first_time = t0, .last_time = t1 };
+	int err;
+
+	if (!b->len)
+		return 0;
+	err = amb_writer_append_owned(s->w, &d, b->data, b->len);
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return err;
+}
+
+static uint64_t kv_count(const struct amb_buf *b)
+{
+	struct amb_cursor c;
+	struct amb_kv kv;
+	uint64_t n = 0;
+
+	amb_cursor_init(&c, b->data, b->len);
+	while (amb_kv_next(&c, &kv) == 1)
+		n++;
+	return n;
+}
+
+/* Move an existing output to FILE.old, as perf does: never destroy a
+ * recording silently. */
+static int move_old_output(const char *path)
+{
+	struct stat st;
+	char old[4096];
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
+		return -ENAMETOOLONG;
+	if (rename(path, old))
+		return -errno;
+	fprintf(stderr, "amber-rec: note: moved existing %s to %s\n", path, old);
+	return 0;
+}
+
+static int parse_events(struct session *s)
+{
+	static char default_spec[] = "cycles";
+	char *def[] = { default_spec };
+	char **specs = s->opts.nr_event_specs ? s->opts.event_specs : def;
+	size_t n = s->opts.nr_event_specs ? s->opts.nr_event_specs : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		int err = rec_events_parse(&s->events, specs[i], s->err, sizeof(s->err));
+
+		if (err)
+			return err;
+	}
+	if (!s->events.n) {
+		snprintf(s->err, sizeof(s->err), "no event to record");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < s->events.n; i++) {
+		if (s->events.v[i].tracepoint && !rec_tracefs_root()) {
+			snprintf(s->err, sizeof(s->err),
+				 "event '%s' is a tracepoint, but tracefs is not available (%s);\n"
+				 "  mount it: mount -t tracefs nodev /sys/kernel/tracing",
+				 s->events.v[i].name, strerror(errno));
+			return -ENOENT;
+		}
+		s->sampling.raw |= s->events.v[i].tracepoint;
+	}
+	return 0;
+}
+
+static void setup_sampling(struct session *s, unsigned pages)
+{
+	struct rec_sampling *sp = &s->sampling;
+	long max_rate = rec_proc_sys_long("perf_event_max_sample_rate", 0);
+	size_t ring_bytes = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+
+	sp->freq = s->opts.freq;
+	sp->period = s->opts.period;
+	if (!sp->period && max_rate > 0 && sp->freq > (unsigned long)max_rate) {
+		amb_warn("-F %u is above kernel.perf_event_max_sample_rate; using %ld Hz",
+			 sp->freq, max_rate);
+		sp->freq = (unsigned)max_rate;
+	}
+	sp->callgraph = s->opts.callgraph;
+	sp->stack_size = s->opts.stack_size;
+	sp->data = s->opts.data;
+	sp->branch = s->opts.branch;
+	sp->enable_on_exec = s->target.kind == REC_TARGET_CMD;
+	sp->inherit = s->target.kind != REC_TARGET_TID && s->target.kind != REC_TARGET_SYSTEM;
+	/* Wake the drain thread when a quarter of the ring is full. */
+	sp->wakeup_bytes = (uint32_t)AMB_MIN(ring_bytes / 4, (size_t)UINT32_MAX);
+}
+
+static int write_event_attrs(struct session *s)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+	struct rec_evlist *el = &s->evlist;
+	size_t per = el->nr_cpus * el->nr_threads;
+	int err = 0;
+
+	for (size_t e = 0; e < s->events.n && !err; e++) {
+		struct rec_event *ev = &s->events.v[e];
+		struct amb_event_entry ent;
+		uint8_t *ids = malloc(per * 8 + 1);
+		uint32_t nr = 0;
+
+		if (!ids) {
+			err = -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < per; i++)
+			if (el->fds[e * per + i] >= 0)
+				amb_put_le64(ids + 8 * nr++, el->ids[e * per + i]);
+		memset(&ent, 0, sizeof(ent));
+		ent.attr = (const uint8_t *)&ev->attr;
+		ent.attr_size = sizeof(ev->attr);
+		ent.name = ev->name;
+		ent.name_len = (uint32_t)strlen(ev->name);
+		ent.leader = ev->leader < 0 ? UINT32_MAX : (uint32_t)ev->leader;
+		ent.flags = ev->fallback ? AMB_EVENT_FALLBACK : 0;
+		ent.nr_ids = nr;
+		ent.ids = ids;
+		err = amb_event_put(&b, &ent);
+		free(ids);
+	}
+	if (!err)
+		err = append_buf(s, AMB_BLOCK_EVENT_ATTR, &b, s->events.n, 0, 0);
+	amb_buf_free(&b);
+	return err;
+}
+
+static int write_tracefs(struct session *s)
+{
+	static const char *const headers[] = { "header_page", "header_event" };
+	struct amb_buf b = AMB_BUF_INIT;
+	int err = 0;
+
+	if (!s->sampling.raw)
+		return 0;
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(headers) && !err; i++) {
+		char rel[64];
+		size_t len;
+		char *text;
+
+		snprintf(rel, sizeof(rel), "events/%s", headers[i]);
+		text = rec_tracefs_read(rel, &len);
+		if (!text) {
+			amb_warn("tracefs %s: %s", rel, strerror(errno));
+			continue;
+		}
+		err = amb_kv_put(&b, headers[i], text, len);
+		free(text);
+	}
+	for (size_t e = 0; e < s->events.n && !err; e++) {
+		struct rec_event *ev = &s->events.v[e];
+		char rel[512], key[300];
+		size_t len;
+		char *text;
+
+		if (!ev->tracepoint)
+			continue;
+		snprintf(key, sizeof(key), "%s/%s", ev->tp_system, ev->tp_event);
+		snprintf(rel, sizeof(rel), "events/%s/format", key);
+		text = rec_tracefs_read(rel, &len);
+		if (!text) {
+			amb_warn("tracefs %s: %s: its samples cannot be decoded", rel, strerror(errno));
+			continue;
+		}
+		err = amb_kv_put(&b, key, text, len);
+		free(text);
+	}
+	if (!err)
+		err = append_buf(s, AMB_BLOCK_TRACEFS, &b, kv_count(&b), 0, 0);
+	amb_buf_free(&b);
+	return err;
+}
+
+/* KSYMS, then SYNTH (kernel maps and target processes) and BUILDID. */
+static int write_kernel_and_synth(struct session *s)
+{
+	struct amb_buf ks = AMB_BUF_INIT, syn = AMB_BUF_INIT, bids = AMB_BUF_INIT;
+	struct rec_synth_ctx x;
+	size_t klen = 0;
+	char *kallsyms = rec_kallsyms_read(&klen);
+	int err = 0;
+
+	if (!kallsyms) {
+		if (errno == EPERM)
+			amb_warn("kernel.kptr_restrict hides kernel addresses (/proc/kallsyms reads "
+				 "as zeros): kernel symbols will not be resolved; "
+				 "set kernel.kptr_restrict=0 or run as root");
+		else
+			amb_warn("/proc/kallsyms: %s: kernel symbols will not be resolved",
+				 strerror(errno));
+	} else {
+		uint64_t lines = 0;
+
+		for (size_t i = 0; i < klen; i++)
+			lines += kallsyms[i] == '\n';
+		err = amb_buf_append(&ks, kallsyms, klen);
+		if (!err)
+			err = append_buf(s, AMB_BLOCK_KSYMS, &ks, lines, 0, 0);
+	}
+
+	memset(&x, 0, sizeof(x));
+	x.sample_type = s->events.v[0].attr.sample_type;
+	x.id = rec_evlist_first_id(&s->evlist, 0);
+	x.time = s->start_ns;
+	x.cpu = (uint32_t)s->target.cpus[0];
+	x.buildids = &bids;
+	x.cache = rec_buildid_cache_new();
+	if (!x.cache)
+		err = -ENOMEM;
+	if (!err)
+		err = rec_synth_kernel(&x, &syn, kallsyms, klen);
+	if (!err && s->target.kind == REC_TARGET_SYSTEM)
+		err = rec_synth_all(&x, &syn);
+	for (size_t i = 0; !err && i < s->target.nr_procs; i++)
+		err = rec_synth_process(&x, &syn, s->target.procs[i]);
+	/* A command is synthesized by the kernel itself: exec emits COMM and
+	 * MMAP2 for everything it maps, with the events already enabled. */
+	if (!err)
+		err = append_buf(s, AMB_BLOCK_SYNTH, &syn, x.nr_records, s->start_ns, s->start_ns);
+	if (!err)
+		err = append_buf(s, AMB_BLOCK_BUILDID, &bids, x.nr_seen, 0, 0);
+	rec_buildid_cache_free(x.cache);
+	rec_synth_ctx_free(&x);
+	amb_buf_free(&ks);
+	amb_buf_free(&syn);
+	amb_buf_free(&bids);
+	free(kallsyms);
+	return err;
+}
+
+static int write_prologue(struct session *s, int argc, char **argv, unsigned pages)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+	char target[256], cpus[64];
+	int err;
+
+	switch (s->target.kind) {
+	case REC_TARGET_CMD:
+		snprintf(target, sizeof(target), "command %s", s->opts.argv[0]);
+		break;
+	case REC_TARGET_PID:
+		snprintf(target, sizeof(target), "pid %d%s", (int)s->target.procs[0],
+			 s->target.nr_procs > 1 ? " ..." : "");
+		break;
+	case REC_TARGET_TID:
+		snprintf(target, sizeof(target), "tid %d%s", (int)s->target.threads[0],
+			 s->target.nr_threads > 1 ? " ..." : "");
+		break;
+	default:
+		snprintf(target, sizeof(target), "system-wide");
+		break;
+	}
+	snprintf(cpus, sizeof(cpus), "%s", s->opts.cpulist ? s->opts.cpulist : "all");
+	err = rec_meta_start(&b, argc, argv, target, cpus, pages, s->start_ns);
+	if (!err)
+		err = append_buf(s, AMB_BLOCK_META, &b, kv_count(&b), 0, 0);
+	if (!err)
+		err = write_event_attrs(s);
+	if (!err) {
+		err = rec_topology_build(&b);
+		if (!err)
+			err = append_buf(s, AMB_BLOCK_TOPOLOGY, &b, kv_count(&b), 0, 0);
+	}
+	if (!err)
+		err = write_kernel_and_synth(s);
+	if (!err)
+		err = write_tracefs(s);
+	amb_buf_free(&b);
+	return err;
+}
+
+static int write_epilogue(struct session *s, const struct rec_counters *c, int wstatus,
+			  bool have_status)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+	char v[32];
+	int n, err;
+
+	n = rec_counts_build(&s->evlist, &s->target, &b);
+	err = n < 0 ? n : append_buf(s, AMB_BLOCK_COUNTS, &b, (uint64_t)n, 0, 0);
+#define PUT(key, val) do { \
+		snprintf(v, sizeof(v), "%" PRIu64, (uint64_t)(val)); \
+		if (!err) \
+			err = amb_kv_put_str(&b, key, v); \
+	} while (0)
+	PUT("time.end_ns", s->end_ns);
+	if (have_status) {
+		int st = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
+
+		PUT("exit_status", st);
+	}
+	PUT("lost.records", c->lost_records);
+	PUT("lost.samples", c->lost_samples);
+	PUT("throttle", c->throttle);
+	PUT("unthrottle", c->unthrottle);
+#undef PUT
+	if (!err)
+		err = append_buf(s, AMB_BLOCK_META, &b, kv_count(&b), 0, 0);
+	amb_buf_free(&b);
+	return err;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
+}
+
+/* Wait until the target ends, a signal, --duration or a writer error. */
+static bool run_loop(struct session *s, int *wstatus)
+{
+	uint64_t deadline = s->opts.duration > 0
+			    ? s->run_ns + (uint64_t)(s->opts.duration * 1e9) : 0;
+	bool have_status = false;
+	int st;
+
+	for (;;) {
+		if (!rec_target_alive(&s->target, &st)) {
+			if (s->target.kind != REC_TARGET_PID && s->target.kind != REC_TARGET_TID) {
+				*wstatus = st;
+				have_status = true;
+			}
+			break;
+		}
+		if (stop_signal || atomic_load(&s->drain.error) ||
+		    (deadline && rec_now_ns() >= deadline))
+			break;
+		sleep_ms(LOOP_MS);
+	}
+	if (s->target.child > 0) {
+		/* Stopped early: end the command too, and collect its status. */
+		kill(s->target.child, stop_signal ? (int)stop_signal : SIGTERM);
+		for (int i = 0; i < 40 && rec_target_alive(&s->target, &st); i++)
+			sleep_ms(LOOP_MS);
+		if (s->target.child > 0) {
+			kill(s->target.child, SIGKILL);
+			waitpid(s->target.child, &st, 0);
+			s->target.child = 0;
+		}
+		*wstatus = st;
+		have_status = true;
+	}
+	return have_status;
+}
+
+static void print_summary(const struct session *s, const struct rec_counters *c,
+			  const struct amb_writer_stats *ws)
+{
+	struct stat st;
+	double secs = s->run_ns ? (double)(s->end_ns - s->run_ns) / 1e9 : 0.0;
+	double raw = (double)ws->raw_bytes / 1e6;
+	double file = stat(s->opts.output, &st) ? (double)ws->file_bytes / 1e6
+						: (double)st.st_size / 1e6;
+	uint64_t lost = c->lost_records + c->lost_samples;
+
+	if (lost)
+		amb_warn("lost %" PRIu64 " of %" PRIu64 " samples (%.1f%%): the ring overflowed; "
+			 "use a larger -m or a lower -F", lost, c->samples + lost,
+			 100.0 * (double)lost / (double)(c->samples + lost));
+	if (c->bad)
+		amb_warn("dropped %" PRIu64 " bytes of malformed ring content", c->bad);
+	if (atomic_load(&s->drain.queue_full))
+		amb_warn("the writer queue was full %lu times: compression or the disk could not "
+			 "keep up and draining waited (try a lower -z)",
+			 (unsigned long)atomic_load(&s->drain.queue_full));
+	fprintf(stderr, "[ amber-rec: captured %" PRIu64 " samples (%" PRIu64 " lost) in %.1f s; "
+		"raw %.2f MB, file %.2f MB (ratio %.1fx) -> %s ]\n",
+		c->samples, lost, secs, raw, file, file > 0 ? raw / file : 0.0, s->opts.output);
+}
+
+static void session_free(struct session *s)
+{
+	rec_drain_free(&s->drain);
+	rec_evlist_close(&s->evlist);
+	rec_target_free(&s->target);
+	rec_events_free(&s->events);
+	rec_opts_free(&s->opts);
+}
+
+int main(int argc, char **argv)
+{
+	static struct session sess;
+	struct session *s = &sess;
+	struct amb_writer_opts wo;
+	struct amb_writer_stats ws;
+	struct rec_counters totals = { 0 };
+	struct sigaction sa;
+	unsigned pages;
+	int err, cerr, wstatus = 0, ret = EXIT_REC_FAIL;
+	bool have_status = false, exec_failed = false;
+
+	amb_set_warn(print_warning, NULL);
+	s->target.go_fd = s->target.err_fd = -1;
+	if (rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err))) {
+		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec --help)\n", s->err);
+		rec_opts_free(&s->opts);
+		return EXIT_REC_FAIL;
+	}
+	if (s->opts.help || s->opts.version) {
+		if (s->opts.help)
+			usage(stdout);
+		else
+			printf("amber-rec %s\n", AMB_VERSION);
+		rec_opts_free(&s->opts);
+		return 0;
+	}
+	if (s->opts.list_events) {
+		err = rec_events_list(stdout, s->opts.list_pattern);
+		if (err)
+			fprintf(stderr, "amber-rec: error: listing events: %s\n", strerror(-err));
+		rec_opts_free(&s->opts);
+		return err ? EXIT_REC_FAIL : 0;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	err = parse_events(s);
+	if (err)
+		goto fail;
+	pages = s->opts.mmap_pages ? s->opts.mmap_pages : rec_opts_default_pages(&s->opts);
+	err = rec_target_init(&s->target, &s->opts, s->err, sizeof(s->err));
+	if (err)
+		goto fail;
+	setup_sampling(s, pages);
+	err = rec_evlist_open(&s->evlist, &s->events, &s->sampling, &s->target, pages,
+			      s->err, sizeof(s->err));
+	if (err)
+		goto fail;
+
+	err = move_old_output(s->opts.output);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "cannot move the existing %s out of the way: %s",
+			 s->opts.output, strerror(-err));
+		goto fail;
+	}
+	amb_writer_opts_init(&wo);
+	wo.zstd_level = s->opts.zstd_level;
+	wo.sync = s->opts.sync ? AMB_SYNC_BLOCK : AMB_SYNC_NONE;
+	wo.threads = 1;
+	wo.max_queued = WRITER_QUEUE;
+	err = amb_writer_open(s->opts.output, &wo, &s->w);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "cannot create %s: %s", s->opts.output,
+			 amb_strerror(err));
+		goto fail;
+	}
+
+	s->start_ns = rec_now_ns();
+	err = write_prologue(s, argc, argv, pages);
+	if (!err)
+		err = rec_drain_start(&s->drain, s->evlist.rings, s->evlist.nr_rings, s->w,
+				      s->events.v[0].attr.sample_type, BLOCK_BYTES,
+				      s->opts.flush_ms, WRITER_QUEUE);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "writing %s: %s", s->opts.output, amb_strerror(err));
+		goto close;
+	}
+	s->run_ns = rec_now_ns();
+	if (s->target.kind != REC_TARGET_CMD)
+		rec_evlist_enable(&s->evlist, true);
+	err = rec_target_start(&s->target);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->opts.argv[0], strerror(-err));
+		ret = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NO_EXEC;
+		waitpid(s->target.child, NULL, 0);
+		s->target.child = 0;
+		err = 0;
+		exec_failed = true;
+	} else {
+		have_status = run_loop(s, &wstatus);
+		ret = !have_status ? 0 : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus)
+							      : WEXITSTATUS(wstatus);
+	}
+	rec_evlist_enable(&s->evlist, false);
+	s->end_ns = rec_now_ns();
+	rec_drain_stop(&s->drain);
+	rec_drain_totals(&s->drain, &totals);
+	err = atomic_load(&s->drain.error);
+	if (!err)
+		err = write_epilogue(s, &totals, wstatus, have_status);
+	if (!err)
+		err = amb_writer_flush(s->w);
+	if (err)
+		snprintf(s->err, sizeof(s->err), "writing %s: %s", s->opts.output, amb_strerror(err));
+
+close:
+	if (!s->end_ns)
+		s->end_ns = rec_now_ns();
+	rec_drain_stop(&s->drain);
+	rec_drain_totals(&s->drain, &totals);
+	amb_writer_get_stats(s->w, &ws);
+	cerr = amb_writer_close(s->w);
+	s->w = NULL;
+	if (cerr && !err) {
+		err = cerr;
+		snprintf(s->err, sizeof(s->err), "writing %s: %s", s->opts.output, amb_strerror(err));
+	}
+	if (err) {
+		/* The writer truncated the file to its last complete block. */
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+		fprintf(stderr, "amber-rec: %s stays readable up to its last complete block "
+			"(%.2f MB saved)\n", s->opts.output, (double)ws.file_bytes / 1e6);
+		ret = EXIT_REC_FAIL;
+	} else if (exec_failed) {
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+	}
+	print_summary(s, &totals, &ws);
+	session_free(s);
+	return ret;
+
+fail:
+	fprintf(stderr, "amber-rec: error: %s\n", s->err);
+	session_free(s);
+	return EXIT_REC_FAIL;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record/options.c - amber-rec's command line, perf record's spelling
+ * where the two share an option.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/rec_internal.h"
+
+enum {
+	OPT_CALL_GRAPH = 256,
+	OPT_BRANCH,
+	OPT_FLUSH,
+	OPT_SYNC,
+	OPT_DURATION,
+	OPT_LIST,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "event",             required_argument, NULL, 'e' },
+	{ "output",            required_argument, NULL, 'o' },
+	{ "freq",              required_argument, NULL, 'F' },
+	{ "count",             required_argument, NULL, 'c' },
+	{ "call-graph",        required_argument, NULL, OPT_CALL_GRAPH },
+	{ "data",              no_argument,       NULL, 'd' },
+	{ "branch",            no_argument,       NULL, OPT_BRANCH },
+	{ "branch-any",        no_argument,       NULL, 'b' },
+	{ "mmap-pages",        required_argument, NULL, 'm' },
+	{ "compression-level", required_argument, NULL, 'z' },
+	{ "flush-interval",    required_argument, NULL, OPT_FLUSH },
+	{ "sync",              no_argument,       NULL, OPT_SYNC },
+	{ "duration",          required_argument, NULL, OPT_DURATION },
+	{ "pid",               required_argument, NULL, 'p' },
+	{ "tid",               required_argument, NULL, 't' },
+	{ "all-cpus",          no_argument,       NULL, 'a' },
+	{ "cpu",               required_argument, NULL, 'C' },
+	{ "list-events",       no_argument,       NULL, OPT_LIST },
+	{ "help",              no_argument,       NULL, 'h' },
+	{ "version",           no_argument,       NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parse an unsigned decimal in [lo, hi]. */
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* "123,456" -> array of pids. */
+static int parse_pids(const char *s, pid_t **v, size_t *n)
+{
+	char *dup = strdup(s), *save = NULL;
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (char *tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t pid;
+		pid_t *nv;
+
+		err = parse_u64(tok, 1, INT_MAX, &pid);
+		if (err)
+			break;
+		nv = realloc(*v, (*n + 1) * sizeof(**v));
+		if (!nv) {
+			err = -ENOMEM;
+			break;
+		}
+		nv[(*n)++] = (pid_t)pid;
+		*v = nv;
+	}
+	if (!err && !*n)
+		err = -EINVAL;
+	free(dup);
+	return err;
+}
+
+/* "fp", "dwarf" or "dwarf,SIZE". */
+static int parse_callgraph(struct rec_opts *o, const char *s)
+{
+	uint64_t size;
+
+	if (!strcmp(s, "fp")) {
+		o->callgraph = REC_CG_FP;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
+		return -EINVAL;
+	o->callgraph = REC_CG_DWARF;
+	if (!s[5])
+		return 0;
+	/* The kernel takes at most a u16's worth, in multiples of 8. */
+	if (parse_u64(s + 6, 8, 65528, &size) || size % 8)
+		return -EINVAL;
+	o->stack_size = (uint32_t)size;
+	return 0;
+}
+
+unsigned rec_opts_default_pages(const struct rec_opts *o)
+{
+	/*
+	 * The ring must hold what arrives between two drains (100 ms poll,
+	 * or the quarter-full watermark) with room to spare.  A plain
+	 * sample is ~56 bytes: at 4 kHz that is 220 KB/s per CPU, so 1 MiB
+	 * holds seconds.  Frame-pointer chains add up to ~1 KiB per sample:
+	 * 2 MiB (perf's -g choice).  A dwarf sample carries a whole user
+	 * stack copy (32 KiB by default): 4 kHz makes 128 MB/s, so give it
+	 * 8 MiB, about 60 ms of samples.
+	 */
+	switch (o->callgraph) {
+	case REC_CG_DWARF:
+		return 2048;
+	case REC_CG_FP:
+		return 512;
+	case REC_CG_NONE:
+		break;
+	}
+	return 256;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) AMB_PRINTF(3, 4);
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = REC_DEFAULT_OUTPUT;
+	o->freq = REC_DEFAULT_FREQ;
+	o->stack_size = REC_DEFAULT_STACK_SIZE;
+	o->zstd_level = AMB_DEFAULT_ZSTD_LEVEL;
+	o->flush_ms = REC_DEFAULT_FLUSH_MS;
+	optind = 0;  /* full reset of getopt's state, also for tests */
+	opterr = 0;
+
+	/* '+': stop at the first non-option, which starts the command. */
+	while ((c = getopt_long(argc, argv, "+:e:o:F:c:gdbm:z:p:t:aC:h", long_opts, NULL)) != -1) {
+		uint64_t v;
+
+		switch (c) {
+		case 'e': {
+			char **nv = realloc(o->event_specs, (o->nr_event_specs + 1) * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			nv[o->nr_event_specs++] = optarg;
+			o->event_specs = nv;
+			break;
+		}
+		case 'o':
+			if (!*optarg)
+				return fail(err, errlen, "-o needs a file name");
+			o->output = optarg;
+			break;
+		case 'F':
+			if (parse_u64(optarg, 1, 1000000, &v))
+				return fail(err, errlen, "invalid frequency '%s' (1..1000000 Hz)", optarg);
+			o->freq = (unsigned)v;
+			o->period = 0;
+			break;
+		case 'c':
+			if (parse_u64(optarg, 1, UINT64_MAX >> 1, &v))
+				return fail(err, errlen, "invalid sample period '%s'", optarg);
+			o->period = v;
+			break;
+		case 'g':
+			o->callgraph = REC_CG_FP;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_callgraph(o, optarg))
+				return fail(err, errlen, "invalid --call-graph '%s' "
+					    "(fp, dwarf or dwarf,SIZE with SIZE a multiple of 8 below 65536)",
+					    optarg);
+			break;
+		case 'd':
+			o->data = true;
+			break;
+		case 'b':
+		case OPT_BRANCH:
+			o->branch = true;
+			break;
+		case 'm':
+			if (parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1)))
+				return fail(err, errlen, "invalid -m '%s': the ring size is a power "
+					    "of two number of pages", optarg);
+			o->mmap_pages = (unsigned)v;
+			break;
+		case 'z':
+			if (parse_u64(optarg, 0, 22, &v))
+				return fail(err, errlen, "invalid zstd level '%s' (0..22, 0 = store)", optarg);
+			o->zstd_level = (int)v;
+			break;
+		case OPT_FLUSH:
+			if (parse_u64(optarg, 1, 3600 * 1000, &v))
+				return fail(err, errlen, "invalid --flush-interval '%s' (milliseconds)", optarg);
+			o->flush_ms = (unsigned)v;
+			break;
+		case OPT_SYNC:
+			o->sync = true;
+			break;
+		case OPT_DURATION: {
+			char *end;
+
+			o->duration = strtod(optarg, &end);
+			if (*end || end == optarg || !(o->duration > 0) || o->duration > 1e9)
+				return fail(err, errlen, "invalid --duration '%s' (seconds)", optarg);
+			break;
+		}
+		case 'p':
+			if (parse_pids(optarg, &o->pids, &o->nr_pids))
+				return fail(err, errlen, "invalid process list '%s'", optarg);
+			break;
+		case 't':
+			if (parse_pids(optarg, &o->tids, &o->nr_tids))
+				return fail(err, errlen, "invalid thread list '%s'", optarg);
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'C':
+			o->cpulist = optarg;
+			break;
+		case OPT_LIST:
+			o->list_events = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case OPT_VERSION:
+			o->version = true;
+			break;
+		case ':':
+			return fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		o->argv = argv + optind;
+		o->argc = argc - optind;
+	}
+	if (o->help || o->version)
+		return 0;
+	if (o->list_events) {
+		if (o->argc > 1)
+			return fail(err, errlen, "--list-events takes one pattern");
+		o->list_pattern = o->argc ? o->argv[0] : NULL;
+		o->argv = NULL;
+		o->argc = 0;
+		return 0;
+	}
+	if ((o->nr_pids || o->nr_tids) && (o->argc || o->system_wide))
+		return fail(err, errlen, "-p/-t attach to running tasks: give no command and no -a");
+	if (o->nr_pids && o->nr_tids)
+		return fail(err, errlen, "use either -p or -t");
+	if (!o->argc && !o->nr_pids && !o->nr_tids && !o->system_wide && !o->cpulist)
+		return fail(err, errlen, "nothing to record: give a command, -p PID, -t TID or -a");
+	return 0;
+}
+
+void rec_opts_free(struct rec_opts *o)
+{
+	if (!o)
+		return;
+	free(o->event_specs);
+	free(o->pids);
+	free(o->tids);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record/rec_internal.h - the recorder's own modules, as main.c sees them.
+ *
+ * options.c   command line -> struct rec_opts
+ * target.c    what to record: a forked command, -p/-t threads, CPUs
+ * evsel.c     sampling settings on the parsed events; opening them per CPU
+ * ring.c      one mmap'ed perf ring per CPU and copying whole records out
+ * stage.c     per-CPU staging buffer: record counts, times, lost records
+ * drain.c     the drain thread: rings -> staging -> RING blocks
+ * buildid.c   NT_GNU_BUILD_ID notes from ELF files, memory and note files
+ * kernel.c    /proc/kallsyms, kernel text range, /proc/modules
+ * synth.c     SYNTH records (COMM, FORK, MMAP2) and the BUILDID table
+ * meta.c      META key/values
+ * topology.c  TOPOLOGY key/values (libnuma + sysfs)
+ * counts.c    the final COUNTS block
+ */
+#ifndef AMB_REC_INTERNAL_H
+#define AMB_REC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "common/common.h"
+#include "format/format.h"
+#include "record/record.h"
+
+/* ---- options.c --------------------------------------------------------- */
+
+enum rec_callgraph {
+	REC_CG_NONE = 0,
+	REC_CG_FP,      /* PERF_SAMPLE_CALLCHAIN walked by the kernel */
+	REC_CG_DWARF,   /* user registers + stack copy, unwound by analyze */
+};
+
+#define REC_DEFAULT_FREQ        4000u
+#define REC_DEFAULT_STACK_SIZE  32768u   /* issue 5 measures this choice */
+#define REC_DEFAULT_FLUSH_MS    1000u
+#define REC_DEFAULT_OUTPUT      "trace.amber"
+
+struct rec_opts {
+	char **event_specs;        /* -e arguments, in order (not owned strings) */
+	size_t nr_event_specs;
+	const char *output;
+	unsigned freq;             /* -F; 0 when -c is used */
+	uint64_t period;           /* -c; 0 = use freq */
+	enum rec_callgraph callgraph;
+	uint32_t stack_size;       /* --call-graph dwarf,SIZE */
+	bool data;                 /* -d */
+	bool branch;               /* --branch */
+	unsigned mmap_pages;       /* -m; 0 = chosen from the sampling mode */
+	int zstd_level;            /* -z */
+	unsigned flush_ms;         /* --flush-interval */
+	bool sync;                 /* --sync: fdatasync every block */
+	double duration;           /* --duration seconds; 0 = until the end */
+	pid_t *pids;               /* -p (malloc'ed) */
+	size_t nr_pids;
+	pid_t *tids;               /* -t (malloc'ed) */
+	size_t nr_tids;
+	bool system_wide;          /* -a */
+	const char *cpulist;       /* -C */
+	bool list_events;          /* --list-events [PATTERN] */
+	const char *list_pattern;
+	bool help, version;
+	char **argv;               /* the command after the options, or NULL */
+	int argc;
+};
+
+/*
+ * Parse the command line into @o (zeroed and filled with defaults first).
+ * getopt_long state is reset, so this may be called more than once.
+ * Returns 0, or -EINVAL with a message for the user in @err.  Free with
+ * rec_opts_free(), also after an error.  Strings point into @argv.
+ */
+int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen);
+void rec_opts_free(struct rec_opts *o);
+
+/* Ring pages to use when -m is not given, by sampling mode. */
+unsigned rec_opts_default_pages(const struct rec_opts *o);
+
+/* ---- target.c ------------------------------------------------------------ */
+
+enum rec_target_kind {
+	REC_TARGET_CMD,     /* a command we fork and exec */
+	REC_TARGET_PID,     /* -p: all threads of running processes */
+	REC_TARGET_TID,     /* -t: single threads */
+	REC_TARGET_SYSTEM,  /* -a or -C: every task on the CPUs (while a
+			     * command runs, when one is given) */
+};
+
+struct rec_target {
+	enum rec_target_kind kind;
+	int *cpus;          /* CPUs to open events on */
+	size_t nr_cpus;
+	pid_t *threads;     /* per-thread opens (PID/TID), or the child (CMD) */
+	size_t nr_threads;
+	pid_t *procs;       /* processes to synthesize (PID/TID: their tgids) */
+	size_t nr_procs;
+	pid_t child;        /* the forked command (CMD, or SYSTEM with one), else 0 */
+	int go_fd;          /* CMD: writing a byte lets the child exec */
+	int err_fd;         /* CMD: carries errno of a failed exec (CLOEXEC pipe) */
+};
+
+/*
+ * Fill @t from @o: the CPU list (-C or every online CPU), the threads of
+ * -p/-t (read from /proc/PID/task), or fork the command, which then waits
+ * until rec_target_start().  Errors: -ESRCH for a missing process (message
+ * in @err), -EINVAL for a bad CPU list, -errno from fork/pipe.
+ */
+int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, size_t errlen);
+
+/* CMD: let the child exec.  Returns 0, or -errno of a failed exec. */
+int rec_target_start(struct rec_target *t);
+
+/* True while at least one target process still exists (always true for
+ * SYSTEM).  CMD: reaps the child and stores its wait status. */
+bool rec_target_alive(struct rec_target *t, int *wstatus);
+
+/* Kill and reap a CMD child that never ran; free the arrays. */
+void rec_target_free(struct rec_target *t);
+
+/* Read the threads of process @pid from /proc/PID/task into a malloc'ed
+ * array.  Returns the count or -errno (-ESRCH when it does not exist). */
+int rec_proc_threads(pid_t pid, pid_t **out);
+
+/* ---- evsel.c ------------------------------------------------------------- */
+
+/* Sampling settings common to every event (rec_attr_apply). */
+struct rec_sampling {
+	unsigned freq;
+	uint64_t period;
+	enum rec_callgraph callgraph;
+	uint32_t stack_size;
+	bool data, branch;
+	bool raw;                  /* some event is a tracepoint: RAW on all */
+	bool enable_on_exec;       /* CMD targets */
+	bool inherit;
+	uint32_t wakeup_bytes;     /* watermark */
+};
+
+/* The sample_type every event of a recording shares (FORMAT.md §5.6). */
+uint64_t rec_sample_type(const struct rec_sampling *s);
+
+/*
+ * Fill the sampling part of @a (already typed by rec_events_parse).  @first
+ * marks the event that also tracks mmap/comm/task (perf does the same on
+ * one event only); @tracepoint samples every hit with RAW payloads.
+ */
+void rec_attr_apply(struct perf_event_attr *a, const struct rec_sampling *s,
+		    bool first, bool tracepoint);
+
+struct rec_ring;
+
+/* All the events of a recording opened on a target. */
+struct rec_evlist {
+	struct rec_event_list *events;
+	size_t nr_cpus, nr_threads;     /* nr_threads = 1 for per-CPU opens */
+	int *fds;                       /* [event][cpu][thread], -1 when unopened */
+	uint64_t *ids;                  /* same shape: PERF_EVENT_IOC_ID */
+	struct rec_ring *rings;         /* one per CPU */
+	size_t nr_rings;
+};
+
+/*
+ * Apply @s to every event of @events and open them on @t: per CPU, per
+ * thread for PID/TID targets, disabled unless enable_on_exec.  A hardware
+ * event the machine has no PMU for is replaced by cpu-clock (with a
+ * warning).  The first fd of each CPU owns a ring of @pages pages; every
+ * other fd of that CPU is redirected into it.  Errors: -errno with a
+ * message naming the event, CPU and thread in @err, explaining
+ * perf_event_paranoid for EACCES/EPERM.
+ */
+int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
+		    const struct rec_sampling *s, const struct rec_target *t,
+		    unsigned pages, char *err, size_t errlen);
+
+/* PERF_EVENT_IOC_ENABLE / _DISABLE on every fd. */
+void rec_evlist_enable(struct rec_evlist *el, bool on);
+
+/* Unmap the rings, close the fds, free the arrays (NULL-safe). */
+void rec_evlist_close(struct rec_evlist *el);
+
+/* The id the kernel gave the first fd of event @e (for SYNTH trailers). */
+uint64_t rec_evlist_first_id(const struct rec_evlist *el, size_t e);
+
+/* ---- ring.c ---------------------------------------------------------------- */
+
+struct rec_stage;
+
+/* One CPU's perf ring: metadata page followed by 2^n data pages. */
+struct rec_ring {
+	int fd;
+	int cpu;
+	void *base;                /* mmap: metadata page + data */
+	size_t map_len;
+	const uint8_t *data;       /* data area */
+	uint64_t size;             /* data area bytes, power of two */
+};
+
+/* Map @pages data pages (power of two) of @fd.  Returns 0 or -errno. */
+int rec_ring_mmap(struct rec_ring *r, int fd, int cpu, unsigned pages);
+void rec_ring_unmap(struct rec_ring *r);
+
+/*
+ * Copy the whole records in ring data @data (@size bytes, a power of two)
+ * between @tail and @head (free-running positions) into @st, handling the
+ * wrap at the end of the ring.  Returns the new tail: @head, or less when a
+ * record header is malformed (size 0 or beyond head), in which case the
+ * rest is dropped and counted in st->bad.  Pure: no kernel involved.
+ */
+uint64_t rec_ring_copy(const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head,
+		       struct rec_stage *st);
+
+/* Read data_head (acquire), copy, publish data_tail (release).  Returns
+ * the bytes consumed. */
+uint64_t rec_ring_drain(struct rec_ring *r, struct rec_stage *st);
+
+/* ---- stage.c ------------------------------------------------------------- */
+
+/* Where TIME sits in samples and in sample_id trailers (FORMAT.md §5.6). */
+struct rec_layout {
+	int sample_time_off;       /* byte offset in a sample record, -1 if none */
+	int trailer_time_off;      /* bytes before the end of a non-sample record, -1 */
+	uint32_t trailer_size;     /* sample_id_all trailer bytes */
+};
+
+/* Compute the layout from the shared @sample_type. */
+void rec_layout_init(struct rec_layout *l, uint64_t sample_type);
+
+struct rec_counters {
+	uint64_t records, samples;
+	uint64_t lost_records;     /* sum of PERF_RECORD_LOST.lost */
+	uint64_t lost_samples;     /* sum of PERF_RECORD_LOST_SAMPLES.lost */
+	uint64_t throttle, unthrottle;
+	uint64_t bytes;
+	uint64_t bad;              /* malformed ring content dropped */
+};
+
+/* Records of one CPU waiting to become a RING block. */
+struct rec_stage {
+	struct amb_buf buf;
+	const struct rec_layout *layout;
+	uint64_t nr_records;       /* in buf */
+	uint64_t first_time, last_time;
+	struct rec_counters c;     /* running totals, never reset */
+};
+
+/* Append one whole record (@len == header.size bytes, already checked) and
+ * account it.  Returns 0 or -ENOMEM. */
+int rec_stage_add(struct rec_stage *st, const void *rec, size_t len);
+
+/* Take the staged bytes (caller frees) and fill @d for a RING block of
+ * @cpu; the stage starts empty.  NULL when nothing is staged. */
+void *rec_stage_take(struct rec_stage *st, uint32_t cpu, struct amb_block_desc *d, size_t *len);
+
+void rec_stage_free(struct rec_stage *st);
+
+/* ---- drain.c --------------------------------------------------------------- */
+
+struct rec_drain {
+	struct rec_ring *rings;
+	size_t nr_rings;
+	struct amb_writer *w;
+	struct rec_layout layout;
+	size_t block_bytes;        /* hand a stage over at this size ... */
+	unsigned flush_ms;         /* ... or after this long */
+	size_t max_queued;         /* the writer's queue limit, for queue_full */
+	struct rec_stage *stages;  /* one per ring */
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
+	atomic_int error;          /* first writer error, 0 */
+	atomic_ulong queue_full;   /* appends made while the writer queue was full */
+};
+
+/*
+ * Start draining @rings into @w on a new thread.  Returns 0 or -errno.
+ * rec_drain_stop() drains once more, hands every stage to the writer and
+ * joins; counters are then in rec_drain_totals().
+ */
+int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
+		    struct amb_writer *w, uint64_t sample_type, size_t block_bytes,
+		    unsigned flush_ms, size_t max_queued);
+void rec_drain_stop(struct rec_drain *d);
+void rec_drain_totals(const struct rec_drain *d, struct rec_counters *c);
+/* One drain pass over every ring; flush stages that are due.  Used by the
+ * thread and by tests.  Returns 0 or the writer's error. */
+int rec_drain_pass(struct rec_drain *d, bool flush_all, uint64_t now_ms, uint64_t *last_flush_ms);
+void rec_drain_free(struct rec_drain *d);
+
+/* ---- buildid.c ----------------------------------------------------------- */
+
+#define REC_BUILDID_MAX 20u   /* what an MMAP2 record can carry */
+
+struct rec_buildid {
+	uint8_t len;                  /* 0: none found */
+	uint8_t id[64];
+};
+
+/* Find an NT_GNU_BUILD_ID note in a raw note section (@buf, @len: a
+ * sequence of ELF notes, as /sys/kernel/notes).  Returns 0, or -ENOENT. */
+int rec_buildid_from_notes(const void *buf, size_t len, struct rec_buildid *out);
+
+/* Build-id of the ELF file at @path (libelf).  0, -ENOENT when it has none,
+ * -errno when it cannot be opened, -EINVAL when it is not ELF. */
+int rec_buildid_from_file(const char *path, struct rec_buildid *out);
+
+/* Same for an ELF image in memory (the vDSO). */
+int rec_buildid_from_memory(const void *image, size_t len, struct rec_buildid *out);
+
+/* Cache by (device, inode): each mapped file is read once. */
+struct rec_buildid_cache;
+struct rec_buildid_cache *rec_buildid_cache_new(void);
+void rec_buildid_cache_free(struct rec_buildid_cache *c);
+/* Look up (dev, ino) or read @path; the result (possibly len 0) is cached. */
+int rec_buildid_cache_get(struct rec_buildid_cache *c, uint64_t dev, uint64_t ino,
+			  const char *path, struct rec_buildid *out);
+
+/* ---- kernel.c -------------------------------------------------------------- */
+
+/* Read /proc/sys/kernel/NAME as an integer; @def when unreadable. */
+long rec_proc_sys_long(const char *name, long def);
+
+/*
+ * /proc/kallsyms text (caller frees).  When kptr_restrict hides the
+ * addresses (all zero) returns NULL with errno EPERM: storing it would be
+ * useless.  Other errors: NULL with errno.
+ */
+char *rec_kallsyms_read(size_t *len);
+
+/* Find @sym ("_stext") in kallsyms @text.  Returns 0 or -ENOENT. */
+int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *addr);
+
+struct rec_module {
+	char name[64];
+	uint64_t addr, size;
+};
+/* Parse /proc/modules text into a malloc'ed array.  Returns the count or
+ * -errno.  Modules with a hidden (zero) address are skipped. */
+int rec_modules_parse(const char *text, size_t len, struct rec_module **out);
+
+/* ---- synth.c --------------------------------------------------------------- */
+
+/* What every synthesized record's sample_id_all trailer carries. */
+struct rec_synth_ctx {
+	uint64_t sample_type;      /* of the first event */
+	uint64_t id;               /* its first sample id */
+	uint64_t time;             /* recording start time, perf clock */
+	uint32_t cpu;
+	struct rec_buildid_cache *cache;
+	struct amb_buf *buildids;  /* BUILDID entries, one per distinct build-id */
+	void *seen;                /* internal: build-ids already listed */
+	size_t nr_seen, cap_seen;
+	struct rec_buildid vdso;   /* this kernel's vDSO, read once */
+	bool vdso_done;
+	uint64_t nr_records;       /* records appended so far */
+};
+
+/* Append a COMM / FORK / MMAP2 record with the trailer of @x to @out. */
+int rec_synth_comm(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid, pid_t tid,
+		   const char *comm);
+int rec_synth_fork(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid, pid_t tid);
+struct rec_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot, flags;
+	uint16_t misc;             /* PERF_RECORD_MISC_USER / _KERNEL */
+	const struct rec_buildid *bid;  /* NULL or len 0: maj/min/ino form */
+	const char *filename;
+};
+int rec_synth_mmap2(struct rec_synth_ctx *x, struct amb_buf *out, const struct rec_mmap2 *m);
+
+/*
+ * COMM, FORK (each thread to its process) and MMAP2 for every executable
+ * mapping of process @pid, build-ids read through the cache and listed
+ * once in x->buildids.  A process that vanished meanwhile or cannot be
+ * read is skipped: returns 0 with nothing added.  Errors: -ENOMEM, -E2BIG.
+ */
+int rec_synth_process(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid);
+
+/* MMAP2 of the kernel text and of every module (pid -1, misc KERNEL) from
+ * @kallsyms (may be NULL: addresses hidden); their build-ids and the
+ * vDSO's go to x->buildids.  Returns 0 or -ENOMEM. */
+int rec_synth_kernel(struct rec_synth_ctx *x, struct amb_buf *out,
+		     const char *kallsyms, size_t kallsyms_len);
+
+/* Every process in /proc (system-wide recording). */
+int rec_synth_all(struct rec_synth_ctx *x, struct amb_buf *out);
+
+void rec_synth_ctx_free(struct rec_synth_ctx *x);
+
+/* Parse one /proc/PID/maps line.  Returns 0, or -EINVAL. */
+struct rec_maps_line {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min;
+	uint32_t prot;             /* PROT_* */
+	bool shared;
+	const char *path;          /* points into the line; "" for anonymous */
+};
+int rec_maps_parse_line(char *line, struct rec_maps_line *m);
+
+/* ---- meta.c ------------------------------------------------------------- */
+
+/* One instant on both clocks (FORMAT.md §5.1 clock.ref.*). */
+void rec_clock_ref(uint64_t *perf_ns, uint64_t *realtime_ns);
+uint64_t rec_now_ns(void);   /* CLOCK_MONOTONIC, the perf clock we use */
+
+/* Append the start-of-recording META keys to @b.  @cmdline is the
+ * recorder's own command line.  Returns 0 or -ENOMEM. */
+int rec_meta_start(struct amb_buf *b, int argc, char **argv, const char *target,
+		   const char *cpus_recorded, unsigned ring_pages, uint64_t start_ns);
+
+/* ---- topology.c ------------------------------------------------------------ */
+
+/* Append the TOPOLOGY keys of FORMAT.md §5.7 to @b.  Missing sysfs files
+ * are skipped.  Returns 0 or -ENOMEM. */
+int rec_topology_build(struct amb_buf *b);
+
+/* ---- counts.c ------------------------------------------------------------ */
+
+/* read() every fd of @el and append COUNTS entries to @b.  Returns the
+ * number of entries or -ENOMEM; unreadable fds are skipped with a warning. */
+int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t, struct amb_buf *b);
+
+#endif /* AMB_REC_INTERNAL_H */

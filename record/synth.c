@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record/synth.c - perf records for what existed before the recording
+ * started (FORMAT.md §5.6): COMM and FORK for every thread of a target
+ * process, MMAP2 with build-id for every executable mapping, the kernel
+ * text and modules; and the BUILDID table (§5.3) of everything mapped.
+ *
+ * Records use the same layout as the kernel's, with the sample_id_all
+ * trailer of the first event so that the analyzer parses them alike.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+
+#include "record/rec_internal.h"
+
+#define MAPS_MAX (64u << 20)
+
+struct seen_bid {
+	struct rec_buildid bid;
+	char *path;
+};
+
+/* Two u32 fields (pid/tid, cpu/res) as the kernel lays them in one u64. */
+static uint64_t u32_pair(uint32_t first, uint32_t second)
+{
+	return amb_host_is_le() ? (uint64_t)first | (uint64_t)second << 32
+				: (uint64_t)second | (uint64_t)first << 32;
+}
+
+/* The sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER,
+ * in the producer's (host) byte order like the kernel's records. */
+static int put_trailer(struct rec_synth_ctx *x, struct amb_buf *out, uint32_t pid, uint32_t tid)
+{
+	uint64_t st = x->sample_type;
+	uint64_t v[6];
+	size_t n = 0;
+
+	if (st & PERF_SAMPLE_TID)
+		v[n++] = u32_pair(pid, tid);
+	if (st & PERF_SAMPLE_TIME)
+		v[n++] = x->time;
+	if (st & PERF_SAMPLE_ID)
+		v[n++] = x->id;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		v[n++] = x->id;
+	if (st & PERF_SAMPLE_CPU)
+		v[n++] = u32_pair(x->cpu, 0);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		v[n++] = x->id;
+	return amb_buf_append(out, v, n * sizeof(v[0]));
+}
+
+static size_t trailer_size(const struct rec_synth_ctx *x)
+{
+	struct rec_layout l;
+
+	rec_layout_init(&l, x->sample_type);
+	return l.trailer_size;
+}
+
+static int put_header(struct amb_buf *out, uint32_t type, uint16_t misc, size_t size)
+{
+	struct perf_event_header h = { .type = type, .misc = misc, .size = (uint16_t)size };
+
+	return amb_buf_append(out, &h, sizeof(h));
+}
+
+/* A NUL-terminated string padded with zeros to a multiple of 8. */
+static int put_padded_str(struct amb_buf *out, const char *s, size_t padded)
+{
+	size_t n = strlen(s);
+	int err = amb_buf_append(out, s, n);
+
+	if (err)
+		return err;
+	err = amb_buf_reserve(out, padded - n);
+	if (err)
+		return err;
+	memset(out->data + out->len, 0, padded - n);
+	out->len += padded - n;
+	return 0;
+}
+
+int rec_synth_comm(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid, pid_t tid,
+		   const char *comm)
+{
+	size_t slen = (strlen(comm) + 1 + 7) & ~(size_t)7;
+	size_t size = sizeof(struct perf_event_header) + 8 + slen + trailer_size(x);
+	size_t start = out->len;
+	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
+	int err;
+
+	if (size > UINT16_MAX)
+		return -E2BIG;
+	err = put_header(out, PERF_RECORD_COMM, 0, size);
+	if (!err)
+		err = amb_buf_append(out, ids, sizeof(ids));
+	if (!err)
+		err = put_padded_str(out, comm, slen);
+	if (!err)
+		err = put_trailer(x, out, (uint32_t)pid, (uint32_t)tid);
+	if (err) {
+		out->len = start;
+		return err;
+	}
+	x->nr_records++;
+	return 0;
+}
+
+/* FORK with an explicit parent (the leader's real parent, or the leader
+ * itself for its other threads). */
+static int synth_fork(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid, pid_t ppid,
+		      pid_t tid, pid_t ptid)
+{
+	size_t size = sizeof(struct perf_event_header) + 24 + trailer_size(x);
+	size_t start = out->len;
+	uint32_t ids[4] = { (uint32_t)pid, (uint32_t)ppid, (uint32_t)tid, (uint32_t)ptid };
+	int err;
+
+	err = put_header(out, PERF_RECORD_FORK, 0, size);
+	if (!err)
+		err = amb_buf_append(out, ids, sizeof(ids));
+	if (!err)
+		err = amb_buf_append(out, &x->time, sizeof(x->time));
+	if (!err)
+		err = put_trailer(x, out, (uint32_t)pid, (uint32_t)tid);
+	if (err) {
+		out->len = start;
+		return err;
+	}
+	x->nr_records++;
+	return 0;
+}
+
+int rec_synth_fork(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid, pid_t tid)
+{
+	return synth_fork(x, out, pid, pid, tid, pid);
+}
+
+int rec_synth_mmap2(struct rec_synth_ctx *x, struct amb_buf *out, const struct rec_mmap2 *m)
+{
+	size_t flen = (strlen(m->filename) + 1 + 7) & ~(size_t)7;
+	size_t size = sizeof(struct perf_event_header) + 8 + 24 + 24 + 8 + flen + trailer_size(x);
+	bool has_bid = m->bid && m->bid->len && m->bid->len <= REC_BUILDID_MAX;
+	uint16_t misc = m->misc | (has_bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0);
+	size_t start = out->len;
+	uint32_t ids[2] = { m->pid, m->tid };
+	uint64_t range[3] = { m->addr, m->len, m->pgoff };
+	uint8_t u[24] = { 0 };
+	uint32_t pf[2] = { m->prot, m->flags };
+	int err;
+
+	if (size > UINT16_MAX)
+		return -E2BIG;
+	if (has_bid) {
+		/* u8 build_id_size, u8 + u16 reserved, u8 build_id[20] */
+		u[0] = m->bid->len;
+		memcpy(u + 4, m->bid->id, m->bid->len);
+	} else {
+		uint64_t gen = 0;
+
+		memcpy(u, &m->maj, 4);
+		memcpy(u + 4, &m->min, 4);
+		memcpy(u + 8, &m->ino, 8);
+		memcpy(u + 16, &gen, 8);
+	}
+	err = put_header(out, PERF_RECORD_MMAP2, misc, size);
+	if (!err)
+		err = amb_buf_append(out, ids, sizeof(ids));
+	if (!err)
+		err = amb_buf_append(out, range, sizeof(range));
+	if (!err)
+		err = amb_buf_append(out, u, sizeof(u));
+	if (!err)
+		err = amb_buf_append(out, pf, sizeof(pf));
+	if (!err)
+		err = put_padded_str(out, m->filename, flen);
+	if (!err)
+		err = put_trailer(x, out, m->pid, m->tid);
+	if (err) {
+		out->len = start;
+		return err;
+	}
+	x->nr_records++;
+	return 0;
+}
+
+/* List (@bid, @path) in the BUILDID table unless it already is. */
+static int note_buildid(struct rec_synth_ctx *x, const struct rec_buildid *bid, uint8_t kind,
+			const char *path)
+{
+	struct seen_bid *seen = x->seen;
+	struct amb_buildid_entry e;
+	int err;
+
+	if (!bid->len || !x->buildids)
+		return 0;
+	for (size_t i = 0; i < x->nr_seen; i++)
+		if (seen[i].bid.len == bid->len && !memcmp(seen[i].bid.id, bid->id, bid->len) &&
+		    !strcmp(seen[i].path, path))
+			return 0;
+	if (x->nr_seen == x->cap_seen) {
+		size_t cap = x->cap_seen ? x->cap_seen * 2 : 64;
+
+		seen = realloc(x->seen, cap * sizeof(*seen));
+		if (!seen)
+			return -ENOMEM;
+		x->seen = seen;
+		x->cap_seen = cap;
+	}
+	seen[x->nr_seen].bid = *bid;
+	seen[x->nr_seen].path = strdup(path);
+	if (!seen[x->nr_seen].path)
+		return -ENOMEM;
+	x->nr_seen++;
+
+	memset(&e, 0, sizeof(e));
+	e.build_id = bid->id;
+	e.build_id_len = bid->len;
+	e.kind = kind;
+	e.path = path;
+	e.path_len = (uint32_t)strlen(path);
+	err = amb_buildid_put(x->buildids, &e);
+	return err;
+}
+
+/* Find the vDSO of this process: the kernel maps the same image into every
+ * process, so its build-id is the one of every [vdso] mapping. */
+static const struct rec_buildid *vdso_buildid(struct rec_synth_ctx *x)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	char *maps;
+
+	if (x->vdso_done)
+		return &x->vdso;
+	x->vdso_done = true;
+	if (!base)
+		return &x->vdso;
+	maps = amb_read_file("/proc/self/maps", MAPS_MAX, NULL);
+	for (char *line = maps ? strtok(maps, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		struct rec_maps_line m;
+
+		if (rec_maps_parse_line(line, &m) || strcmp(m.path, "[vdso]"))
+			continue;
+		if (m.start == base)
+			rec_buildid_from_memory((const void *)base, (size_t)(m.end - m.start), &x->vdso);
+		break;
+	}
+	free(maps);
+	return &x->vdso;
+}
+
+int rec_maps_parse_line(char *line, struct rec_maps_line *m)
+{
+	char perms[5];
+	unsigned long long start, end, pgoff, ino;
+	unsigned maj, min;
+	int pos = 0;
+
+	memset(m, 0, sizeof(*m));
+	/* "00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/dbus-daemon" */
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &start, &end, perms, &pgoff,
+		   &maj, &min, &ino, &pos) != 7 || strlen(perms) != 4 || end < start)
+		return -EINVAL;
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (perms[2] == 'x' ? PROT_EXEC : 0);
+	m->shared = perms[3] == 's';
+	line += pos;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	m->path = line;
+	return 0;
+}
+
+static char *read_comm(pid_t pid, pid_t tid)
+{
+	char path[64], *s;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	s = amb_read_file(path, 64, &n);
+	if (s && n && s[n - 1] == '\n')
+		s[n - 1] = '\0';
+	return s;
+}
+
+static pid_t read_ppid(pid_t pid)
+{
+	char path[64], *s, *p;
+	long ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	s = amb_read_file(path, 1 << 16, NULL);
+	if (!s)
+		return 0;
+	p = strstr(s, "\nPPid:");
+	if (p)
+		ppid = strtol(p + 6, NULL, 10);
+	free(s);
+	return (pid_t)ppid;
+}
+
+static int synth_maps(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
+{
+	char path[64], *maps;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = amb_read_file(path, MAPS_MAX, NULL);
+	/* Gone, or not ours to read (another user's process without root):
+	 * the process simply gets no mappings. */
+	if (!maps)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	for (char *save = NULL, *line = strtok_r(maps, "\n", &save); line && !err;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct rec_maps_line ml;
+		struct rec_buildid bid = { 0 };
+		struct rec_mmap2 m;
+		uint8_t kind = AMB_DSO_USER;
+
+		if (rec_maps_parse_line(line, &ml) || !(ml.prot & PROT_EXEC) || !*ml.path)
+			continue;
+		if (!strcmp(ml.path, "[vdso]")) {
+			bid = *vdso_buildid(x);
+			kind = AMB_DSO_VDSO;
+		} else if (ml.path[0] == '/') {
+			char mf[96];
+
+			/* map_files reaches the very file mapped, even when it was
+			 * deleted or lives in another mount namespace. */
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+				 (int)pid, ml.start, ml.end);
+			if (rec_buildid_cache_get(x->cache, makedev(ml.maj, ml.min), ml.ino, mf,
+						  &bid) == -ENOENT && !bid.len)
+				rec_buildid_from_file(ml.path, &bid);
+		} else {
+			continue; /* [vsyscall] and other special mappings */
+		}
+		memset(&m, 0, sizeof(m));
+		m.pid = (uint32_t)pid;
+		m.tid = (uint32_t)pid;
+		m.addr = ml.start;
+		m.len = ml.end - ml.start;
+		m.pgoff = ml.pgoff;
+		m.maj = ml.maj;
+		m.min = ml.min;
+		m.ino = ml.ino;
+		m.prot = ml.prot;
+		m.flags = ml.shared ? MAP_SHARED : MAP_PRIVATE;
+		m.misc = PERF_RECORD_MISC_USER;
+		m.bid = &bid;
+		m.filename = ml.path;
+		err = rec_synth_mmap2(x, out, &m);
+		if (!err)
+			err = note_buildid(x, &bid, kind, ml.path);
+	}
+	free(maps);
+	return err;
+}
+
+int rec_synth_process(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
+{
+	pid_t *tids = NULL;
+	int n, err = 0;
+
+	n = rec_proc_threads(pid, &tids);
+	if (n < 0)
+		return n == -ENOMEM ? n : 0; /* exited meanwhile, or unreadable */
+	for (int i = 0; i < n && !err; i++) {
+		char *comm = read_comm(pid, tids[i]);
+
+		if (!comm)
+			continue; /* the thread exited meanwhile */
+		err = rec_synth_comm(x, out, pid, tids[i], comm);
+		free(comm);
+		if (err)
+			break;
+		if (tids[i] == pid) {
+			pid_t ppid = read_ppid(pid);
+
+			err = synth_fork(x, out, pid, ppid, pid, ppid);
+		} else {
+			err = rec_synth_fork(x, out, pid, tids[i]);
+		}
+	}
+	free(tids);
+	if (!err)
+		err = synth_maps(x, out, pid);
+	return err;
+}
+
+int rec_synth_all(struct rec_synth_ctx *x, struct amb_buf *out)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		err = rec_synth_process(x, out, (pid_t)pid);
+	}
+	closedir(d);
+	return err;
+}
+
+static int synth_kernel_map(struct rec_synth_ctx *x, struct amb_buf *out, const char *name,
+			    uint64_t addr, uint64_t len, const struct rec_buildid *bid)
+{
+	struct rec_mmap2 m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = UINT32_MAX;  /* perf's convention for kernel maps: pid -1 */
+	m.tid = 0;
+	m.addr = addr;
+	m.len = len;
+	m.pgoff = addr;
+	m.prot = PROT_READ | PROT_EXEC;
+	m.flags = MAP_PRIVATE;
+	m.misc = PERF_RECORD_MISC_KERNEL;
+	m.bid = bid;
+	m.filename = name;
+	return rec_synth_mmap2(x, out, &m);
+}
+
+int rec_synth_kernel(struct rec_synth_ctx *x, struct amb_buf *out,
+		     const char *kallsyms, size_t kallsyms_len)
+{
+	struct rec_module *mods = NULL;
+	struct rec_buildid kbid = { 0 };
+	uint64_t stext, etext;
+	char *text;
+	size_t len;
+	int n, err = 0;
+
+	text = amb_read_file("/sys/kernel/notes", 1 << 16, &len);
+	if (text)
+		rec_buildid_from_notes(text, len, &kbid);
+	free(text);
+	err = note_buildid(x, &kbid, AMB_DSO_KERNEL, "[kernel.kallsyms]");
+	if (err)
+		return err;
+	if (kallsyms && !rec_kallsyms_find(kallsyms, kallsyms_len, "_stext", &stext) &&
+	    !rec_kallsyms_find(kallsyms, kallsyms_len, "_etext", &etext) && etext > stext) {
+		err = synth_kernel_map(x, out, "[kernel.kallsyms]_text", stext, etext - stext, &kbid);
+		if (err)
+			return err;
+	}
+
+	text = amb_read_file("/proc/modules", 16u << 20, &len);
+	n = text ? rec_modules_parse(text, len, &mods) : 0;
+	free(text);
+	for (int i = 0; i < n && !err; i++) {
+		char path[160], name[80];
+		struct rec_buildid mbid = { 0 };
+
+		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", mods[i].name);
+		text = amb_read_file(path, 4096, &len);
+		if (text)
+			rec_buildid_from_notes(text, len, &mbid);
+		free(text);
+		snprintf(name, sizeof(name), "[%s]", mods[i].name);
+		err = synth_kernel_map(x, out, name, mods[i].addr, mods[i].size, &mbid);
+		if (!err)
+			err = note_buildid(x, &mbid, AMB_DSO_MODULE, mods[i].name);
+	}
+	free(mods);
+	if (!err)
+		err = note_buildid(x, vdso_buildid(x), AMB_DSO_VDSO, "[vdso]");
+	return err < 0 ? err : 0;
+}
+
+void rec_synth_ctx_free(struct rec_synth_ctx *x)
+{
+	struct seen_bid *seen = x->seen;
+
+	for (size_t i = 0; i < x->nr_seen; i++)
+		free(seen[i].path);
+	free(seen);
+	x->seen = NULL;
+	x->nr_seen = x->cap_seen = 0;
+}

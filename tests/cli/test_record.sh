@@ -1,0 +1,241 @@
+#!/bin/sh
+# tests/cli/test_record.sh - amber-rec on real programs, checked through
+# amber-analyze (dump --json, info, script) and readelf.  Needs root (and
+# perf_event_open); about 30 s in all.
+. "$(dirname "$0")/lib.sh"
+
+WL=$PROG/workload
+SP=$PROG/spinner
+
+# rec NAME ARGS...: run amber-rec (bounded), stderr in $T/NAME.err, exit
+# status in $RC.
+rec() {
+	_n=$1
+	shift
+	run_timeout 60 "$REC" "$@" >"$T/$_n.out" 2>"$T/$_n.err"
+	RC=$?
+}
+
+# json FILE JQ-FILTER: the records of FILE passed through jq -r.
+json() {
+	"$ANA" dump --json "$1" 2>/dev/null | jq -Rr "fromjson? | $2" 2>/dev/null
+}
+
+buildid_of() {
+	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
+}
+
+guards() {
+	need_root "$1" && need_rec "$1" && need_ana "$1" && need_cmd "$1" jq &&
+		need_file "$1" "$WL" && need_file "$1" "$SP"
+}
+
+# --- a command: exit status, threads, mappings with build-ids --------------
+test_command() {
+	guards rec_command || return 0
+	rec command -o "$T/wl.amber" -g -- "$WL" --threads 2 --work 40
+	if [ "$RC" != 0 ]; then
+		fail rec_command "exit $RC: $(tail -n 3 "$T/command.err")"
+		return 0
+	fi
+	grep -q '^\[ amber-rec: captured [0-9]* samples (0 lost) in .* -> .*wl.amber \]$' \
+		"$T/command.err" || fail rec_command "no summary line: $(tail -n 1 "$T/command.err")"
+	# The worker threads are named worker-N: each must have samples.
+	workers=$(json "$T/wl.amber" 'select(.type=="COMM" and (.comm|test("^worker-"))) | .tid' | sort -u)
+	pid=$(json "$T/wl.amber" 'select(.type=="COMM" and .comm=="workload" and .exec) | .pid' | head -n 1)
+	sampled=$(json "$T/wl.amber" "select(.type==\"SAMPLE\" and .pid==$pid) | .tid" | sort -u)
+	if [ "$(echo "$workers" | wc -w)" != 2 ]; then
+		fail rec_command "expected 2 worker threads, COMM records give '$workers'"
+	else
+		missing=""
+		for t in $workers; do
+			echo "$sampled" | grep -qx "$t" || missing="$missing $t"
+		done
+		[ -z "$missing" ] && ok rec_threads || fail rec_threads "no samples for threads$missing"
+	fi
+	# Callchains with -g.
+	n=$(json "$T/wl.amber" 'select(.type=="SAMPLE" and (.callchain|length) > 2) | .tid' | wc -l)
+	[ "$n" -gt 10 ] && ok rec_callchain || fail rec_callchain "only $n samples with a callchain"
+
+	# MMAP2 of the program and of libc carry the build-ids readelf reads.
+	want=$(buildid_of "$WL")
+	got=$(json "$T/wl.amber" "select(.type==\"MMAP2\" and .filename==\"$WL\") | .build_id" | sort -u)
+	libc=$(json "$T/wl.amber" 'select(.type=="MMAP2" and (.filename|test("/libc[.]so"))) | .filename' | head -n 1)
+	libc_got=$(json "$T/wl.amber" "select(.type==\"MMAP2\" and .filename==\"$libc\") | .build_id" | sort -u)
+	if [ -z "$want" ] || [ "$got" != "$want" ]; then
+		fail rec_buildid "workload: readelf '$want', recorded '$got'"
+	elif [ -z "$libc" ] || [ "$libc_got" != "$(buildid_of "$libc")" ]; then
+		fail rec_buildid "libc '$libc': readelf '$(buildid_of "$libc")', recorded '$libc_got'"
+	else
+		ok rec_buildid
+	fi
+	# Kernel text is synthesized with its build-id from /sys/kernel/notes.
+	k=$(json "$T/wl.amber" 'select(.synth and .type=="MMAP2" and .filename=="[kernel.kallsyms]_text") | .pid')
+	[ "$k" = -1 ] && ok rec_kernel_map || fail rec_kernel_map "no synthesized kernel text MMAP2"
+	ok rec_command
+}
+
+test_exit_status() {
+	guards rec_exit_status || return 0
+	rec st3 -o "$T/st3.amber" -- sh -c 'exit 3'
+	r3=$RC
+	rec st143 -o "$T/st143.amber" -- sh -c 'kill -TERM $$'
+	r143=$RC
+	rec st127 -o "$T/st127.amber" -- /nonexistent/program
+	if [ "$r3" = 3 ] && [ "$r143" = 143 ] && [ "$RC" = 127 ] &&
+	   grep -q "cannot run '/nonexistent/program'" "$T/st127.err" &&
+	   "$ANA" info "$T/st3.amber" >/dev/null 2>&1; then
+		ok rec_exit_status
+	else
+		fail rec_exit_status "exit 3 gave $r3, SIGTERM gave $r143, missing program gave $RC"
+	fi
+}
+
+# --- tracepoints: raw payloads and their format text ------------------------
+test_tracepoint() {
+	guards rec_tracepoint || return 0
+	mount_tracefs rec_tracepoint || return 0
+	rec tp -o "$T/tp.amber" -e sched:sched_switch -e cpu-clock -- "$WL" --threads 1 --work 5 --sleep-ms 20
+	n=$(json "$T/tp.amber" 'select(.type=="SAMPLE" and .event=="sched:sched_switch" and .raw_size > 40) | .tid' | wc -l)
+	if [ "$RC" != 0 ] || [ "$n" -lt 20 ]; then
+		fail rec_tracepoint "exit $RC, $n sched_switch samples with raw data"
+	elif ! "$ANA" script "$T/tp.amber" 2>/dev/null | grep -q 'sched:sched_switch: prev_comm=workload'; then
+		fail rec_tracepoint "the format text was not stored: script cannot decode the fields"
+	else
+		ok rec_tracepoint
+	fi
+}
+
+# --- -p: mappings made before attaching; -t; -a ----------------------------
+test_attach() {
+	guards rec_attach || return 0
+	bg_start "$T/sp.out" "$SP" --seconds 20
+	spid=$(wait_for_line "$T/sp.out" 10) || { fail rec_attach "spinner did not start"; return 0; }
+	rec attach -o "$T/p.amber" -p "$spid" --duration 1
+	# spinner dlopen()ed libm before we attached: only synthesis knows it.
+	libm=$(json "$T/p.amber" "select(.synth and .type==\"MMAP2\" and .pid==$spid and (.filename|test(\"libm[.]so\"))) | .build_id" | head -n 1)
+	me=$(json "$T/p.amber" "select(.synth and .type==\"MMAP2\" and .pid==$spid and .filename==\"$SP\") | .build_id" | head -n 1)
+	ns=$(json "$T/p.amber" "select(.type==\"SAMPLE\" and .pid==$spid) | .tid" | wc -l)
+	if [ "$RC" != 0 ] || [ -z "$libm" ] || [ "$me" != "$(buildid_of "$SP")" ] || [ "$ns" -lt 100 ]; then
+		fail rec_attach "exit $RC, libm build-id '$libm', spinner '$me', $ns samples"
+	else
+		ok rec_attach
+	fi
+
+	rec tid -o "$T/t.amber" -t "$spid" --duration 0.5
+	ns=$(json "$T/t.amber" "select(.type==\"SAMPLE\") | .tid" | sort -u)
+	[ "$RC" = 0 ] && [ "$ns" = "$spid" ] && ok rec_tid || fail rec_tid "exit $RC, sampled tids '$ns'"
+
+	rec sys -o "$T/a.amber" -a --duration 1
+	ns=$(json "$T/a.amber" "select(.type==\"SAMPLE\" and .pid==$spid) | .tid" | wc -l)
+	# Every process that existed was synthesized, the spinner among them.
+	procs=$(json "$T/a.amber" 'select(.synth and .type=="COMM" and .pid==.tid) | .pid' | sort -u | wc -l)
+	spc=$(json "$T/a.amber" "select(.synth and .type==\"COMM\" and .pid==$spid) | .comm" | head -n 1)
+	if [ "$RC" = 0 ] && [ "$ns" -gt 100 ] && [ "$procs" -gt 3 ] && [ "$spc" = spinner ]; then
+		ok rec_system_wide
+	else
+		fail rec_system_wide "exit $RC, $ns samples of the spinner, $procs processes synthesized, spinner comm '$spc'"
+	fi
+
+	# SIGTERM (like Ctrl-C) ends a system-wide recording with a closed file.
+	"$REC" -o "$T/term.amber" -a >/dev/null 2>"$T/term.err" &
+	rpid=$!
+	sleep 2
+	kill -TERM "$rpid"
+	wait "$rpid"
+	rc=$?
+	if [ "$rc" = 0 ] && "$ANA" info "$T/term.amber" 2>/dev/null | grep -q '^closed: *yes' &&
+	   grep -q '^\[ amber-rec: captured' "$T/term.err"; then
+		ok rec_sigterm
+	else
+		fail rec_sigterm "exit $rc: $(tail -n 2 "$T/term.err")"
+	fi
+	kill "$BG_PID" 2>/dev/null
+}
+
+# --- SIGKILL: the file is read by scanning, up to about a second before ----
+test_sigkill() {
+	guards rec_sigkill || return 0
+	"$REC" -o "$T/k.amber" -- "$WL" --threads 2 --work 600 >/dev/null 2>"$T/k.err" &
+	rpid=$!
+	sleep 3
+	wpid=$(pgrep -P "$rpid" | head -n 1)
+	kill -KILL "$rpid"
+	wait "$rpid" 2>/dev/null
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null
+	start=$(json "$T/k.amber" 'select(.synth) | .time' | head -n 1)
+	last=$(json "$T/k.amber" 'select(.type=="SAMPLE") | .time' | sort -n | tail -n 1)
+	# Started about 3 s before the kill; flushed at least every second.
+	if ! "$ANA" info "$T/k.amber" >"$T/k.info" 2>&1; then
+		fail rec_sigkill "info cannot read the file: $(tail -n 2 "$T/k.info")"
+	elif [ -z "$start" ] || [ -z "$last" ] ||
+	     ! in_range "$(( (last - start) / 1000000 ))" 1500 4000; then
+		fail rec_sigkill "samples end $(( (${last:-0} - ${start:-0}) / 1000000 )) ms after the start"
+	else
+		ok rec_sigkill
+	fi
+}
+
+# --- disk full: an error, a valid file, non-zero exit -------------------
+test_disk_full() {
+	guards rec_disk_full || return 0
+	mkdir -p "$T/small"
+	if ! mount -t tmpfs -o size=1m tmpfs "$T/small" 2>/dev/null; then
+		skip rec_disk_full "cannot mount a tmpfs"
+		return 0
+	fi
+	rec full -o "$T/small/f.amber" -- "$WL" --threads 2 --work 100
+	"$ANA" dump "$T/small/f.amber" >/dev/null 2>&1
+	drc=$?
+	if [ "$RC" = 0 ] || ! grep -q 'No space left on device' "$T/full.err" ||
+	   ! grep -q 'MB saved' "$T/full.err" || [ "$drc" != 0 ]; then
+		fail rec_disk_full "exit $RC, dump exit $drc: $(head -n 3 "$T/full.err")"
+	else
+		ok rec_disk_full
+	fi
+	umount "$T/small"
+}
+
+test_errors() {
+	guards rec_unknown_event || return 0
+	rec unk -o "$T/unk.amber" -e no_such_event_xyz -- true
+	if [ "$RC" = 125 ] && grep -q "amber-rec: error: .*no_such_event_xyz" "$T/unk.err" &&
+	   [ ! -e "$T/unk.amber" ]; then
+		ok rec_unknown_event
+	else
+		fail rec_unknown_event "exit $RC: $(head -n 2 "$T/unk.err")"
+	fi
+
+	rec old1 -o "$T/old.amber" -- true
+	cp "$T/old.amber" "$T/first.amber"
+	rec old2 -o "$T/old.amber" -- true
+	if [ "$RC" = 0 ] && cmp -s "$T/old.amber.old" "$T/first.amber" &&
+	   grep -q "moved existing .*old.amber to .*old.amber.old" "$T/old2.err" &&
+	   "$ANA" info "$T/old.amber" >/dev/null 2>&1; then
+		ok rec_old_output
+	else
+		fail rec_old_output "exit $RC: $(head -n 2 "$T/old2.err")"
+	fi
+
+	rec bad -o "$T/bad.amber" -m 3 -- true
+	[ "$RC" = 125 ] && grep -q "power of two" "$T/bad.err" && ok rec_bad_option ||
+		fail rec_bad_option "exit $RC: $(head -n 1 "$T/bad.err")"
+}
+
+test_dwarf() {
+	guards rec_dwarf || return 0
+	need_file rec_dwarf "$PROG/workload-nofp" || return 0
+	rec dwarf -o "$T/d.amber" --call-graph dwarf,4096 -- "$PROG/workload-nofp" --threads 1 --work 10
+	n=$(json "$T/d.amber" 'select(.type=="SAMPLE" and .cpumode=="user" and .stack_user==4096 and .regs_user > 10) | .tid' | wc -l)
+	[ "$RC" = 0 ] && [ "$n" -gt 10 ] && ok rec_dwarf || fail rec_dwarf "exit $RC, $n user samples with a 4096-byte stack"
+}
+
+test_command
+test_exit_status
+test_tracepoint
+test_attach
+test_sigkill
+test_disk_full
+test_errors
+test_dwarf
+finish

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for record/options.c: defaults, every option, the command
+ * after the options, and clear errors for bad values and bad mixes. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "record/rec_internal.h"
+
+/* Parse a NULL-terminated argument list (argv[0] is added).  o->argv
+ * points into the static array until the next call. */
+static int parse(struct rec_opts *o, char *err, const char *const *args)
+{
+	static char *argv[32];
+	int argc = 0;
+
+	argv[argc++] = (char *)"amber-rec";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return rec_opts_parse(o, argc, argv, err, 256);
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static void test_defaults(void **state)
+{
+	struct rec_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, ARGS("--", "ls", "-l")), 0);
+	assert_string_equal(o.output, "trace.amber");
+	assert_int_equal(o.freq, 4000);
+	assert_int_equal(o.period, 0);
+	assert_int_equal(o.callgraph, REC_CG_NONE);
+	assert_int_equal(o.zstd_level, AMB_DEFAULT_ZSTD_LEVEL);
+	assert_int_equal(o.flush_ms, 1000);
+	assert_int_equal(o.nr_event_specs, 0);
+	assert_int_equal(o.argc, 2);
+	assert_string_equal(o.argv[0], "ls");
+	assert_string_equal(o.argv[1], "-l");
+	assert_int_equal(rec_opts_default_pages(&o), 256);
+	rec_opts_free(&o);
+
+	/* options of the command stay the command's, even without "--" */
+	assert_int_equal(parse(&o, err, ARGS("-g", "sh", "-c", "true")), 0);
+	assert_int_equal(o.argc, 3);
+	assert_string_equal(o.argv[1], "-c");
+	assert_int_equal(o.callgraph, REC_CG_FP);
+	assert_int_equal(rec_opts_default_pages(&o), 512);
+	rec_opts_free(&o);
+}
+
+static void test_all_options(void **state)
+{
+	struct rec_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, ARGS("-e", "cycles", "-e", "sched:sched_switch",
+					     "-o", "x.amber", "-F", "999", "-c", "10000",
+					     "--call-graph", "dwarf,8192", "-d", "--branch",
+					     "-m", "64", "-z", "0", "--flush-interval", "250",
+					     "--sync", "--duration", "1.5", "-a", "-C", "0-1")), 0);
+	assert_int_equal(o.nr_event_specs, 2);
+	assert_string_equal(o.event_specs[1], "sched:sched_switch");
+	assert_string_equal(o.output, "x.amber");
+	assert_int_equal(o.freq, 999);
+	assert_int_equal(o.period, 10000);
+	assert_int_equal(o.callgraph, REC_CG_DWARF);
+	assert_int_equal(o.stack_size, 8192);
+	assert_true(o.data);
+	assert_true(o.branch);
+	assert_int_equal(o.mmap_pages, 64);
+	assert_int_equal(o.zstd_level, 0);
+	assert_int_equal(o.flush_ms, 250);
+	assert_true(o.sync);
+	assert_true(o.duration > 1.49 && o.duration < 1.51);
+	assert_true(o.system_wide);
+	assert_string_equal(o.cpulist, "0-1");
+	assert_int_equal(o.argc, 0);
+	rec_opts_free(&o);
+
+	assert_int_equal(parse(&o, err, ARGS("--call-graph", "dwarf", "-p", "12,34")), 0);
+	assert_int_equal(o.stack_size, REC_DEFAULT_STACK_SIZE);
+	assert_int_equal(rec_opts_default_pages(&o), 2048);
+	assert_int_equal(o.nr_pids, 2);
+	assert_int_equal(o.pids[0], 12);
+	assert_int_equal(o.pids[1], 34);
+	rec_opts_free(&o);
+
+	assert_int_equal(parse(&o, err, ARGS("--list-events", "sched:*")), 0);
+	assert_true(o.list_events);
+	assert_string_equal(o.list_pattern, "sched:*");
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("--list-events")), 0);
+	assert_null(o.list_pattern);
+	rec_opts_free(&o);
+}
+
+/* Each bad command line fails with a message naming the problem. */
+static void test_errors(void **state)
+{
+	const struct {
+		const char *const *args;
+		const char *msg;  /* NULL: must parse */
+	} cases[] = {
+		{ ARGS("-F", "0", "ls"), "invalid frequency '0'" },
+		{ ARGS("-F", "12x", "ls"), "invalid frequency" },
+		{ ARGS("-c", "-5", "ls"), "invalid sample period" },
+		{ ARGS("-m", "3", "ls"), "power of two" },
+		{ ARGS("-z", "23", "ls"), "invalid zstd level" },
+		{ ARGS("--call-graph", "lbr", "ls"), "invalid --call-graph 'lbr'" },
+		{ ARGS("--call-graph", "dwarf,100", "ls"), "invalid --call-graph" },
+		{ ARGS("--call-graph", "dwarf,70000", "ls"), "invalid --call-graph" },
+		{ ARGS("--duration", "-1", "-a"), "invalid --duration" },
+		{ ARGS("-p", "abc"), "invalid process list 'abc'" },
+		{ ARGS("-p", "1", "ls"), "give no command" },
+		{ ARGS("-p", "1", "-t", "2"), "either -p or -t" },
+		{ ARGS("-F", "100"), "nothing to record" },
+		{ ARGS("--bogus", "ls"), "unknown option '--bogus'" },
+		{ ARGS("ls", "-o"), NULL }, /* -o belongs to ls: fine */
+		{ ARGS("-o"), "needs an argument" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(cases); i++) {
+		struct rec_opts o;
+		char err[256] = "";
+		int ret = parse(&o, err, cases[i].args);
+
+		if (!cases[i].msg) {
+			assert_int_equal(ret, 0);
+		} else {
+			if (ret != -EINVAL || !strstr(err, cases[i].msg))
+				fail_msg("case %zu: ret %d, message '%s', want '%s'", i, ret, err,
+					 cases[i].msg);
+		}
+		rec_opts_free(&o);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_all_options),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
