@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/machine.c - threads and per-process address spaces rebuilt from
+ * COMM, FORK, EXIT and MMAP2 records (see machine.h for the rules).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/machine.h"
+#include "analyze/unwind.h"
+#include "common/common.h"
+
+struct proc {
+	uint32_t pid;
+	struct ana_map *maps;  /* sorted by start, never overlapping */
+	size_t nr, cap;
+};
+
+struct ana_thread {
+	uint32_t pid, tid;
+	char *comm;
+	struct proc *proc;
+	bool exited;
+};
+
+/* Open-addressing table from a 32-bit id to a pointer. */
+struct id_table {
+	uint32_t *keys;
+	void **vals;
+	size_t cap, nr;        /* cap is a power of two */
+};
+
+struct ana_machine {
+	struct ana_dso_table *dsos;
+	struct ana_ksyms *ksyms;
+	struct ana_unwinder *unwind;   /* DWARF unwinding; NULL: none */
+	struct id_table threads;   /* tid -> struct ana_thread */
+	struct id_table procs;     /* pid -> struct proc */
+};
+
+static size_t id_hash(uint32_t k, size_t cap)
+{
+	return (size_t)((k * 2654435761u) & (cap - 1));
+}
+
+static void *id_get(const struct id_table *t, uint32_t k)
+{
+	size_t i;
+
+	if (!t->cap)
+		return NULL;
+	for (i = id_hash(k, t->cap); t->vals[i]; i = (i + 1) & (t->cap - 1))
+		if (t->keys[i] == k)
+			return t->vals[i];
+	return NULL;
+}
+
+static int id_put(struct id_table *t, uint32_t k, void *v)
+{
+	size_t i;
+
+	if ((t->nr + 1) * 2 > t->cap) {
+		struct id_table n = { 0 };
+		size_t j;
+
+		n.cap = t->cap ? t->cap * 2 : 64;
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals) {
+			free(n.keys);
+			free(n.vals);
+			return -ENOMEM;
+		}
+		for (j = 0; j < t->cap; j++)
+			if (t->vals[j])
+				id_put(&n, t->keys[j], t->vals[j]);
+		free(t->keys);
+		free(t->vals);
+		*t = n;
+	}
+	for (i = id_hash(k, t->cap); t->vals[i]; i = (i + 1) & (t->cap - 1)) {
+		if (t->keys[i] == k) {
+			t->vals[i] = v;
+			return 0;
+		}
+	}
+	t->keys[i] = k;
+	t->vals[i] = v;
+	t->nr++;
+	return 0;
+}
+
+struct ana_machine *ana_machine_new(struct ana_dso_table *dsos)
+{
+	struct ana_machine *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->dsos = dsos;
+	return m;
+}
+
+void ana_machine_free(struct ana_machine *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->threads.cap; i++) {
+		struct ana_thread *t = m->threads.vals[i];
+
+		if (t) {
+			free(t->comm);
+			free(t);
+		}
+	}
+	for (i = 0; i < m->procs.cap; i++) {
+		struct proc *p = m->procs.vals[i];
+
+		if (p) {
+			free(p->maps);
+			free(p);
+		}
+	}
+	free(m->threads.keys);
+	free(m->threads.vals);
+	free(m->procs.keys);
+	free(m->procs.vals);
+	ana_ksyms_free(m->ksyms);
+	ana_unwinder_free(m->unwind);
+	free(m);
+}
+
+static struct proc *proc_get(struct ana_machine *m, uint32_t pid)
+{
+	struct proc *p = id_get(&m->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (id_put(&m->procs, pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int proc_copy_maps(struct proc *dst, const struct proc *src)
+{
+	struct ana_map *maps = NULL;
+
+	if (dst == src)
+		return 0;
+	if (src->nr) {
+		maps = malloc(src->nr * sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		memcpy(maps, src->maps, src->nr * sizeof(*maps));
+	}
+	free(dst->maps);
+	dst->maps = maps;
+	dst->nr = dst->cap = src->nr;
+	return 0;
+}
+
+static int thread_set_comm(struct ana_thread *t, const char *comm)
+{
+	char *c = strdup(comm);
+
+	if (!c)
+		return -ENOMEM;
+	free(t->comm);
+	t->comm = c;
+	return 0;
+}
+
+static struct ana_thread *thread_new(struct ana_machine *m, uint32_t pid, uint32_t tid,
+				     const char *comm)
+{
+	struct ana_thread *t = calloc(1, sizeof(*t));
+	char name[16];
+
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	if (!comm) {
+		/* Like perf: a thread no record named is ":TID". */
+		snprintf(name, sizeof(name), ":%u", tid);
+		comm = name;
+	}
+	t->proc = proc_get(m, pid);
+	if (!t->proc || thread_set_comm(t, comm))
+		goto fail;
+	if (id_put(&m->threads, tid, t))
+		goto fail;
+	return t;
+fail:
+	free(t->comm);
+	free(t);
+	return NULL;
+}
+
+struct ana_thread *ana_machine_thread(struct ana_machine *m, uint32_t pid, uint32_t tid)
+{
+	struct ana_thread *t = id_get(&m->threads, tid);
+
+	if (t) {
+		/* A tid reused by another process: start over. */
+		if (t->pid != pid && pid != UINT32_MAX) {
+			struct proc *p = proc_get(m, pid);
+
+			if (!p)
+				return NULL;
+			t->pid = pid;
+			t->proc = p;
+		}
+		return t;
+	}
+	return thread_new(m, pid, tid, NULL);
+}
+
+struct ana_thread *ana_machine_find_thread(const struct ana_machine *m, uint32_t tid)
+{
+	return id_get(&m->threads, tid);
+}
+
+size_t ana_machine_thread_count(const struct ana_machine *m)
+{
+	return m->threads.nr;
+}
+
+uint32_t ana_thread_pid(const struct ana_thread *t)
+{
+	return t->pid;
+}
+
+uint32_t ana_thread_tid(const struct ana_thread *t)
+{
+	return t->tid;
+}
+
+const char *ana_thread_comm(const struct ana_thread *t)
+{
+	return t->comm;
+}
+
+bool ana_thread_exited(const struct ana_thread *t)
+{
+	return t->exited;
+}
+
+size_t ana_thread_map_count(const struct ana_thread *t)
+{
+	return t->proc->nr;
+}
+
+/* Index of the first map whose end is above @addr (the only candidate to
+ * contain it), or nr. */
+static size_t maps_upper(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct ana_map *ana_thread_find_map(const struct ana_thread *t, uint64_t addr)
+{
+	const struct proc *p = t->proc;
+	size_t i = maps_upper(p, addr);
+
+	if (i < p->nr && p->maps[i].start <= addr)
+		return &p->maps[i];
+	return NULL;
+}
+
+/*
+ * Insert @nm, cutting away what it overlaps: the maps around it keep their
+ * parts outside [nm->start, nm->end), with pgoff moved for a right part.
+ */
+static int proc_insert_map(struct proc *p, const struct ana_map *nm)
+{
+	size_t first = maps_upper(p, nm->start), last = first, keep_l = 0, keep_r = 0;
+	struct ana_map left, right;
+
+	while (last < p->nr && p->maps[last].start < nm->end)
+		last++;
+	/* maps[first, last) overlap the new one. */
+	if (first < last && p->maps[first].start < nm->start) {
+		left = p->maps[first];
+		left.end = nm->start;
+		keep_l = 1;
+	}
+	if (first < last && p->maps[last - 1].end > nm->end) {
+		right = p->maps[last - 1];
+		right.pgoff += nm->end - right.start;
+		right.start = nm->end;
+		keep_r = 1;
+	}
+	{
+		size_t removed = last - first, added = 1 + keep_l + keep_r;
+		size_t nr = p->nr - removed + added;
+
+		if (nr > p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 16;
+			struct ana_map *n;
+
+			while (cap < nr)
+				cap *= 2;
+			n = realloc(p->maps, cap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			p->maps = n;
+			p->cap = cap;
+		}
+		memmove(&p->maps[first + added], &p->maps[last],
+			(p->nr - last) * sizeof(*p->maps));
+		if (keep_l)
+			p->maps[first++] = left;
+		p->maps[first++] = *nm;
+		if (keep_r)
+			p->maps[first] = right;
+		p->nr = nr;
+	}
+	return 0;
+}
+
+static int process_mmap(struct ana_machine *m, const struct ana_record *rec)
+{
+	struct ana_thread *t;
+	struct ana_map map;
+	uint64_t end;
+
+	if (rec->u.mmap.pid == UINT32_MAX)
+		return 0;
+	if ((rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+		return 0;
+	if (!rec->u.mmap.len || __builtin_add_overflow(rec->u.mmap.addr, rec->u.mmap.len, &end))
+		return 0;
+	t = ana_machine_thread(m, rec->u.mmap.pid, rec->u.mmap.tid);
+	if (!t)
+		return -ENOMEM;
+	map = (struct ana_map){
+		.start = rec->u.mmap.addr,
+		.end = end,
+		.pgoff = rec->u.mmap.pgoff,
+		.prot = rec->u.mmap.prot,
+		.flags = rec->u.mmap.flags,
+	};
+	/* Plain MMAP records only come for executable mappings. */
+	map.dso = ana_dso_table_get(m->dsos, rec->u.mmap.filename ? rec->u.mmap.filename : "",
+				    rec->u.mmap.build_id, rec->u.mmap.build_id_size,
+				    rec->type == PERF_RECORD_MMAP || (map.prot & 4 /* PROT_EXEC */),
+				    rec->u.mmap.pid);
+	if (!map.dso)
+		return -ENOMEM;
+	return proc_insert_map(t->proc, &map);
+}
+
+static int process_comm(struct ana_machine *m, const struct ana_record *rec)
+{
+	struct ana_thread *t = id_get(&m->threads, rec->u.comm.tid);
+
+	if (!t || t->pid != rec->u.comm.pid) {
+		t = thread_new(m, rec->u.comm.pid, rec->u.comm.tid, rec->u.comm.comm);
+		if (!t)
+			return -ENOMEM;
+	} else if (thread_set_comm(t, rec->u.comm.comm)) {
+		return -ENOMEM;
+	}
+	if (rec->u.comm.exec)
+		t->proc->nr = 0;   /* the old image is gone; its MMAP2s follow */
+	return 0;
+}
+
+static int process_fork(struct ana_machine *m, const struct ana_record *rec)
+{
+	struct ana_thread *parent = id_get(&m->threads, rec->u.fork.ptid), *child;
+	const char *comm = parent ? parent->comm : NULL;
+	uint32_t pid = rec->u.fork.pid, tid = rec->u.fork.tid;
+
+	child = id_get(&m->threads, tid);
+	if (child) {
+		/* A reused tid: the old thread is gone. */
+		child->pid = pid;
+		child->exited = false;
+		child->proc = proc_get(m, pid);
+		if (!child->proc || (comm && thread_set_comm(child, comm)))
+			return -ENOMEM;
+	} else {
+		child = thread_new(m, pid, tid, comm);
+		if (!child)
+			return -ENOMEM;
+	}
+	/* A new process starts as a copy of its parent's address space; a new
+	 * thread (pid == ppid) shares it already. */
+	if (pid != rec->u.fork.ppid) {
+		struct proc *pp = parent ? parent->proc : id_get(&m->procs, rec->u.fork.ppid);
+
+		if (pp)
+			return proc_copy_maps(child->proc, pp);
+		child->proc->nr = 0;
+	}
+	return 0;
+}
+
+int ana_machine_process(struct ana_machine *m, const struct ana_record *rec)
+{
+	struct ana_thread *t;
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		return process_comm(m, rec);
+	case PERF_RECORD_FORK:
+		return process_fork(m, rec);
+	case PERF_RECORD_EXIT:
+		t = id_get(&m->threads, rec->u.fork.tid);
+		if (t)
+			t->exited = true;
+		return 0;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return process_mmap(m, rec);
+	default:
+		return 0;
+	}
+}
+
+void ana_machine_set_ksyms(struct ana_machine *m, struct ana_ksyms *k)
+{
+	ana_ksyms_free(m->ksyms);
+	m->ksyms = k;
+}
+
+int ana_machine_load_session(struct ana_machine *m, struct ana_session *s)
+{
+	const char *text;
+	size_t len, i;
+
+	for (i = 0; i < ana_session_buildid_count(s); i++) {
+		const struct ana_buildid *b = ana_session_buildid(s, i);
+
+		if (b->kind != AMB_DSO_USER || !b->path)
+			continue;
+		if (ana_dso_table_add_buildid(m->dsos, b->path, b->build_id, b->build_id_len))
+			return -ENOMEM;
+	}
+	if (!m->unwind) {
+		uint16_t em = amb_reader_header(ana_session_reader(s))->producer_machine;
+
+		m->unwind = ana_unwinder_new(em);
+		if (!m->unwind && errno == ENOMEM)
+			return -ENOMEM;
+		if (!m->unwind)
+			amb_warn("e_machine %u: no DWARF unwinder: user stacks are not unwound", em);
+	}
+	text = ana_session_ksyms(s, &len);
+	if (text) {
+		struct ana_ksyms *k = ana_ksyms_parse(text, len);
+
+		if (!k)
+			return -ENOMEM;
+		if (ana_ksyms_bad_lines(k))
+			amb_warn("KSYMS block: %zu malformed lines skipped", ana_ksyms_bad_lines(k));
+		if (!ana_ksyms_count(k))
+			amb_warn("KSYMS block: no usable kernel symbols (addresses hidden by kptr_restrict?)");
+		ana_machine_set_ksyms(m, k);
+	}
+	return 0;
+}
+
+void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned cpumode,
+			 uint64_t addr, uint64_t lookup_addr, unsigned want,
+			 struct ana_loc *loc)
+{
+	const struct ana_map *map;
+	struct ana_dso *d;
+	uint64_t vaddr;
+
+	memset(loc, 0, sizeof(*loc));
+	loc->addr = addr;
+	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	    (addr >> 63)) {
+		loc->kernel = true;
+		loc->ksym = ana_ksyms_find(m->ksyms, lookup_addr, &loc->offset);
+		if (loc->ksym) {
+			loc->kind = ANA_LOC_KERNEL;
+			loc->offset += addr - lookup_addr;
+		}
+		return;
+	}
+	if (!t)
+		return;
+	map = ana_thread_find_map(t, addr);
+	if (!map)
+		return;
+	d = map->dso;
+	loc->map = map;
+	loc->dso = d;
+	if (d->type != ANA_DSO_TYPE_FILE) {
+		loc->kind = ANA_LOC_NO_FILE;
+		return;
+	}
+	switch (ana_dso_resolve(m->dsos, d)) {
+	case ANA_DSO_FOUND:
+		break;
+	case ANA_DSO_MISMATCH:
+		loc->kind = ANA_LOC_STALE;
+		return;
+	default:
+		loc->kind = ANA_LOC_NO_FILE;
+		return;
+	}
+	if (lookup_addr < map->start || lookup_addr >= map->end)
+		lookup_addr = addr;
+	if (ana_dso_file_to_vaddr(d, ana_map_file_offset(map, lookup_addr), &vaddr)) {
+		loc->kind = ANA_LOC_NO_SYM;
+		loc->vaddr = ana_map_file_offset(map, addr);
+		return;
+	}
+	loc->vaddr = vaddr + (addr - lookup_addr);
+	if (ana_sym_lookup(d, vaddr, want, &loc->sym) || !loc->sym->name) {
+		loc->kind = ANA_LOC_NO_SYM;
+		loc->sym = NULL;
+		return;
+	}
+	loc->kind = ANA_LOC_SYM;
+	loc->offset = loc->sym->offset + (addr - lookup_addr);
+}
+
+const char *ana_loc_dso_name(const struct ana_loc *loc)
+{
+	if (loc->kind == ANA_LOC_TRUNCATED)
+		return "[truncated]";
+	if (loc->kernel) {
+		if (loc->ksym && loc->ksym->module)
+			return loc->ksym->module;
+		return "[kernel.kallsyms]";
+	}
+	if (loc->dso)
+		return loc->dso->short_name;
+	return "[unknown]";
+}
+
+unsigned ana_machine_walk_stack(struct ana_machine *m, struct ana_thread *t,
+				const struct ana_sample *s, unsigned want, unsigned max_depth,
+				ana_frame_fn fn, void *ctx)
+{
+	unsigned cpumode = s->cpumode, depth = 0;
+	struct ana_loc loc;
+	uint64_t i;
+
+	if (m->unwind && t && ana_unwind_usable(m->unwind, s))
+		return ana_unwind_walk_stack(m->unwind, m, t, s, want, max_depth, fn, ctx);
+	if (!s->nr_callchain || !s->callchain) {
+		ana_machine_resolve(m, t, cpumode, s->ip, s->ip, want, &loc);
+		fn(ctx, &loc, 0);
+		return 1;
+	}
+	for (i = 0; i < s->nr_callchain; i++) {
+		uint64_t a = s->callchain[i];
+
+		if (a >= PERF_CONTEXT_MAX) {
+			if (a == PERF_CONTEXT_KERNEL || a == PERF_CONTEXT_GUEST_KERNEL)
+				cpumode = PERF_RECORD_MISC_KERNEL;
+			else if (a == PERF_CONTEXT_USER || a == PERF_CONTEXT_GUEST_USER)
+				cpumode = PERF_RECORD_MISC_USER;
+			continue;
+		}
+		if (max_depth && depth == max_depth)
+			break;
+		/* Return addresses point after the call; its line is before. */
+		ana_machine_resolve(m, t, cpumode, a, depth && a ? a - 1 : a, want, &loc);
+		if (fn(ctx, &loc, depth++))
+			break;
+	}
+	return depth;
+}
+
+const char *ana_loc_sym_name(const struct ana_loc *loc, char *buf, size_t len)
+{
+	uint64_t off = loc->map ? ana_map_file_offset(loc->map, loc->addr) : loc->addr;
+
+	switch (loc->kind) {
+	case ANA_LOC_KERNEL:
+		return loc->ksym->name;
+	case ANA_LOC_SYM:
+		return loc->sym->name;
+	case ANA_LOC_STALE:
+		snprintf(buf, len, "[stale build-id] 0x%" PRIx64, off);
+		return buf;
+	case ANA_LOC_NO_SYM:
+	case ANA_LOC_NO_FILE:
+		snprintf(buf, len, "0x%" PRIx64, off);
+		return buf;
+	case ANA_LOC_TRUNCATED:
+		return "[truncated]";
+	case ANA_LOC_UNKNOWN:
+	default:
+		return "[unknown]";
+	}
+}

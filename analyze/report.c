@@ -1,0 +1,932 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/report.c - `amber-analyze report`: samples aggregated by sort
+ * keys into a table sorted by overhead, perf report style.
+ *
+ * Samples stream through once and are never kept: each one becomes a key
+ * string (the sort keys' values joined by \x1f) that selects a hash-table
+ * entry per event; -g adds the sample's stack to a tree under the entry.
+ * Symbol results are cached per (DSO, address) by symbols.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "analyze/analyze.h"
+#include "analyze/embed.h"
+#include "analyze/machine.h"
+#include "analyze/report_common.h"
+#include "analyze/symbols.h"
+#include "analyze/tracepoint.h"
+#include "common/common.h"
+
+#define KEY_SEP '\x1f'
+#define MAX_FRAMES 1024
+
+enum sort_kind { SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT, SK_FIELD };
+
+struct sort_key {
+	enum sort_kind kind;
+	const char *name;       /* header, or the tracepoint field's name */
+	bool per_frame;         /* depends on the frame (dso, sym, srcline) */
+};
+
+static const struct {
+	const char *opt, *header;
+	enum sort_kind kind;
+} sort_names[] = {
+	{ "comm", "Command", SK_COMM },     { "pid", "Pid", SK_PID },
+	{ "tid", "Tid", SK_TID },           { "dso", "Shared Object", SK_DSO },
+	{ "sym", "Symbol", SK_SYM },        { "srcline", "Source:Line", SK_SRCLINE },
+	{ "cpu", "CPU", SK_CPU },           { "event", "Event", SK_EVENT },
+};
+
+/* A node of an entry's call graph: one function on the path. */
+struct cg_node {
+	const char *name;       /* interned */
+	uint64_t period;
+	struct cg_node *child, *next;
+};
+
+struct hist_entry {
+	char *key;              /* values joined by KEY_SEP */
+	uint64_t hash;
+	uint64_t samples, period, children;
+	struct cg_node *cg;     /* callers (or callees) of the entry */
+	struct hist_entry *chain;
+};
+
+struct hist {
+	const struct ana_event *evt;
+	struct hist_entry **tab;
+	size_t cap, nr;
+	uint64_t samples, period;
+};
+
+struct report {
+	/* options */
+	struct sort_key keys[16];
+	size_t nr_keys;
+	bool children, json, callgraph, caller, inline_frames;
+	double cg_limit, percent_limit;
+	const char *only_event;
+	struct ana_filter filter;
+	/* state */
+	struct ana_session *s;
+	struct ana_dso_table *dsos;
+	struct ana_machine *m;
+	struct ana_tp *tp;
+	struct hist *hists;      /* per event, + 1 for samples of no event */
+	size_t nr_hists;
+	struct ana_intern strings;
+	struct amb_buf key, val;
+	uint64_t samples_seen, filtered;
+	unsigned want;           /* ANA_SYM_* the keys need */
+	struct ana_progress progress;
+	/* the stack of the current sample */
+	struct frame { struct ana_loc loc; const char *name; bool inlined; } *frames;
+	unsigned nr_frames;
+};
+
+/* ---- entries --------------------------------------------------------------- */
+
+static struct hist_entry *hist_get(struct hist *h, const char *key, size_t len)
+{
+	uint64_t hash = XXH3_64bits(key, len);
+	struct hist_entry *e;
+	size_t i;
+
+	if (h->nr * 2 >= h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 256, j;
+		struct hist_entry **n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (j = 0; j < h->cap; j++) {
+			while (h->tab[j]) {
+				struct hist_entry *x = h->tab[j];
+
+				h->tab[j] = x->chain;
+				x->chain = n[x->hash & (cap - 1)];
+				n[x->hash & (cap - 1)] = x;
+			}
+		}
+		free(h->tab);
+		h->tab = n;
+		h->cap = cap;
+	}
+	i = hash & (h->cap - 1);
+	for (e = h->tab[i]; e; e = e->chain)
+		if (e->hash == hash && !strcmp(e->key, key))
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->key = strndup(key, len);
+	if (!e->key) {
+		free(e);
+		return NULL;
+	}
+	e->hash = hash;
+	e->chain = h->tab[i];
+	h->tab[i] = e;
+	h->nr++;
+	return e;
+}
+
+static void cg_free(struct cg_node *n)
+{
+	while (n) {
+		struct cg_node *next = n->next;
+
+		cg_free(n->child);
+		free(n);
+		n = next;
+	}
+}
+
+static void hist_free(struct hist *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->cap; i++) {
+		while (h->tab[i]) {
+			struct hist_entry *e = h->tab[i];
+
+			h->tab[i] = e->chain;
+			cg_free(e->cg);
+			free(e->key);
+			free(e);
+		}
+	}
+	free(h->tab);
+}
+
+/* Add @period along the path @names[0..n) under *@root. */
+static int cg_add(struct cg_node **root, const char *const *names, unsigned n, uint64_t period)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct cg_node **pp, *c;
+
+		/* Interned names compare by pointer. */
+		for (pp = root; *pp && (*pp)->name != names[i]; pp = &(*pp)->next)
+			;
+		c = *pp;
+		if (!c) {
+			c = calloc(1, sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			c->name = names[i];
+			*pp = c;
+		}
+		c->period += period;
+		root = &c->child;
+	}
+	return 0;
+}
+
+/* ---- keys -------------------------------------------------------------------- */
+
+static int append_value(struct report *r, const struct sort_key *k, const struct ana_sample *smp,
+			struct ana_thread *t, const struct frame *f)
+{
+	struct amb_buf *b = &r->key;
+	const struct ana_loc *loc = &f->loc;
+
+	switch (k->kind) {
+	case SK_COMM:
+		return amb_buf_printf(b, "%s%c", ana_thread_comm(t), KEY_SEP);
+	case SK_PID:
+		return amb_buf_printf(b, "%u:%s%c", smp->pid, ana_thread_comm(t), KEY_SEP);
+	case SK_TID:
+		return amb_buf_printf(b, "%u:%s%c", smp->tid, ana_thread_comm(t), KEY_SEP);
+	case SK_DSO:
+		return amb_buf_printf(b, "%s%c", ana_loc_dso_name(loc), KEY_SEP);
+	case SK_SYM:
+		return amb_buf_printf(b, "[%c] %s%c", loc->kernel ? 'k' : '.', f->name, KEY_SEP);
+	case SK_SRCLINE: {
+		char line[512];
+
+		ana_loc_srcline(loc, line, sizeof(line));
+		return amb_buf_printf(b, "%s%c", line, KEY_SEP);
+	}
+	case SK_CPU:
+		return amb_buf_printf(b, "%03u%c", smp->cpu, KEY_SEP);
+	case SK_EVENT:
+		return amb_buf_printf(b, "%s%c", smp->evt ? smp->evt->name : "[unknown]", KEY_SEP);
+	case SK_FIELD:
+		r->val.len = 0;
+		if (!r->tp || !smp->evt || !smp->evt->tracepoint ||
+		    ana_tp_field(r->tp, smp->raw, smp->raw_size, k->name, &r->val))
+			return amb_buf_printf(b, "[n/a]%c", KEY_SEP);
+		if (amb_buf_append(b, r->val.data, r->val.len))
+			return -ENOMEM;
+		return amb_buf_append(b, (char[]){ KEY_SEP }, 1);
+	}
+	return 0;
+}
+
+static int build_key(struct report *r, const struct ana_sample *smp, struct ana_thread *t,
+		     const struct frame *f)
+{
+	size_t i;
+
+	r->key.len = 0;
+	for (i = 0; i < r->nr_keys; i++)
+		if (append_value(r, &r->keys[i], smp, t, f))
+			return -ENOMEM;
+	/* NUL-terminate for strcmp; not part of the key's length. */
+	if (amb_buf_append(&r->key, "", 1))
+		return -ENOMEM;
+	r->key.len--;
+	return 0;
+}
+
+/* ---- samples ------------------------------------------------------------------ */
+
+static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
+{
+	struct report *r = ctx;
+	struct frame *f;
+	char buf[128];
+	unsigned i;
+
+	(void)depth;
+	if (r->nr_frames == MAX_FRAMES)
+		return 1;
+	/* Inlined functions are frames of their own in the call graph. */
+	if (r->callgraph && r->inline_frames && loc->kind == ANA_LOC_SYM) {
+		for (i = 0; i < loc->sym->nr_inl && r->nr_frames < MAX_FRAMES - 1; i++) {
+			char name[300];
+
+			f = &r->frames[r->nr_frames++];
+			f->loc = *loc;
+			f->inlined = true;
+			snprintf(name, sizeof(name), "%s (inlined)", loc->sym->inl[i].name);
+			f->name = ana_intern(&r->strings, name);
+			if (!f->name)
+				return -ENOMEM;
+		}
+	}
+	f = &r->frames[r->nr_frames++];
+	f->loc = *loc;
+	f->inlined = false;
+	f->name = ana_intern(&r->strings, ana_loc_sym_name(loc, buf, sizeof(buf)));
+	return f->name ? 0 : -ENOMEM;
+}
+
+static int add_callgraph(struct report *r, struct hist_entry *e, unsigned from, uint64_t period)
+{
+	const char *names[MAX_FRAMES];
+	unsigned n = 0, i;
+
+	/* Callee order: the entry's frame, then its callers; caller order:
+	 * from the outermost caller down to the entry's frame. */
+	for (i = from; i < r->nr_frames; i++)
+		names[n++] = r->frames[i].name;
+	if (r->caller) {
+		for (i = 0; i < n / 2; i++) {
+			const char *x = names[i];
+
+			names[i] = names[n - 1 - i];
+			names[n - 1 - i] = x;
+		}
+	}
+	return cg_add(&e->cg, names, n, period);
+}
+
+static int process_sample(struct report *r, const struct ana_record *rec)
+{
+	const struct ana_sample *smp = &rec->u.sample;
+	uint64_t seen[64];
+	struct ana_thread *t;
+	struct hist *h;
+	struct hist_entry *e;
+	unsigned i, nr_seen = 0, leaf;
+	int err;
+
+	if (r->only_event && (!smp->evt || strcmp(smp->evt->name, r->only_event)))
+		return 0;
+	t = ana_machine_thread(r->m, smp->pid, smp->tid);
+	if (!t)
+		return -ENOMEM;
+	if (!ana_filter_thread(&r->filter, smp, t))
+		goto filtered;
+	r->nr_frames = 0;
+	ana_machine_walk_stack(r->m, t, smp, r->want,
+			       (r->children || r->callgraph) ? 0 : 1, collect_frame, r);
+	if (!r->nr_frames)
+		return 0;
+	/* The entry's symbol is the ELF symbol, as perf shows it; the inlined
+	 * functions before it are call graph frames only. */
+	for (leaf = 0; leaf + 1 < r->nr_frames && r->frames[leaf].inlined; leaf++)
+		;
+	if (!ana_filter_frame(&r->filter, &r->frames[leaf].loc, r->frames[leaf].name))
+		goto filtered;
+	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
+	h->samples++;
+	h->period += smp->period;
+	if (build_key(r, smp, t, &r->frames[leaf]))
+		return -ENOMEM;
+	e = hist_get(h, (const char *)r->key.data, r->key.len);
+	if (!e)
+		return -ENOMEM;
+	e->samples++;
+	e->period += smp->period;
+	if (r->callgraph && (err = add_callgraph(r, e, 0, smp->period)))
+		return err;
+	if (!r->children)
+		return 0;
+	/* Children: every entry on the stack once, whatever the recursion. */
+	for (i = leaf; i < r->nr_frames; i++) {
+		uint64_t hash;
+		unsigned j;
+
+		if (r->frames[i].inlined)
+			continue;
+		if (build_key(r, smp, t, &r->frames[i]))
+			return -ENOMEM;
+		hash = XXH3_64bits(r->key.data, r->key.len);
+		for (j = 0; j < nr_seen && seen[j] != hash; j++)
+			;
+		if (j < nr_seen)
+			continue;
+		if (nr_seen < AMB_ARRAY_SIZE(seen))
+			seen[nr_seen++] = hash;
+		e = hist_get(h, (const char *)r->key.data, r->key.len);
+		if (!e)
+			return -ENOMEM;
+		e->children += smp->period;
+	}
+	return 0;
+filtered:
+	r->filtered++;
+	return 0;
+}
+
+static int on_record(void *ctx, const struct ana_record *rec)
+{
+	struct report *r = ctx;
+	int err;
+
+	ana_progress_tick(&r->progress);
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return ana_machine_process(r->m, rec);
+	r->samples_seen++;
+	if (!ana_filter_time(&r->filter, rec->u.sample.time)) {
+		r->filtered++;
+		return 0;
+	}
+	err = process_sample(r, rec);
+	return err;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static uint64_t entry_weight(const struct report *r, const struct hist_entry *e)
+{
+	return r->children ? e->children : e->period;
+}
+
+static const struct report *sort_ctx;
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct hist_entry *x = *(struct hist_entry *const *)a;
+	const struct hist_entry *y = *(struct hist_entry *const *)b;
+	uint64_t wx = entry_weight(sort_ctx, x), wy = entry_weight(sort_ctx, y);
+
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* The @i-th value of @key into @buf. */
+static const char *key_value(const char *key, size_t i, char *buf, size_t len)
+{
+	const char *p = key, *end;
+
+	while (i--) {
+		p = strchr(p, KEY_SEP);
+		if (!p)
+			return "";
+		p++;
+	}
+	end = strchr(p, KEY_SEP);
+	snprintf(buf, len, "%.*s", (int)(end ? end - p : (ptrdiff_t)strlen(p)), p);
+	return buf;
+}
+
+static int cg_cmp(const void *a, const void *b)
+{
+	const struct cg_node *x = *(struct cg_node *const *)a, *y = *(struct cg_node *const *)b;
+
+	return x->period == y->period ? 0 : x->period > y->period ? -1 : 1;
+}
+
+/* Print the children of a node, perf's graph style, percentages of @total. */
+static void cg_print(struct ana_out *o, struct cg_node *first, uint64_t total, double limit,
+		     char *prefix, size_t plen, unsigned depth)
+{
+	struct cg_node *v[256], *n;
+	size_t nr = 0, i;
+
+	for (n = first; n && nr < AMB_ARRAY_SIZE(v); n = n->next)
+		if (pct(n->period, total) >= limit)
+			v[nr++] = n;
+	qsort(v, nr, sizeof(*v), cg_cmp);
+	for (i = 0; i < nr; i++) {
+		bool last = i + 1 == nr;
+		size_t add;
+
+		n = v[i];
+		if (nr == 1 && depth > 0) {
+			/* A single path continues straight down. */
+			ana_out_printf(o, "%.*s%s\n", (int)plen, prefix, n->name);
+			add = 0;
+		} else {
+			char p[32];
+			int w = snprintf(p, sizeof(p), "%.2f%%", pct(n->period, total));
+
+			ana_out_printf(o, "%.*s%s--%s--%s\n", (int)plen, prefix, last ? " " : "|",
+				       p, n->name);
+			add = (size_t)w + 5;
+		}
+		if (plen + add + 2 < 1024 && depth < 200) {
+			if (add) {
+				memset(prefix + plen, ' ', add);
+				prefix[plen] = last ? ' ' : '|';
+			}
+			cg_print(o, n->child, total, limit, prefix, plen + add, depth + 1);
+		}
+		if (add && !last)
+			ana_out_printf(o, "%.*s|\n", (int)plen, prefix);
+	}
+}
+
+static void print_callgraph(struct report *r, struct ana_out *o, struct hist_entry *e,
+			    uint64_t total)
+{
+	char prefix[1024];
+
+	memset(prefix, ' ', 12);
+	ana_out_printf(o, "            |\n");
+	if (e->cg && !e->cg->next && pct(e->cg->period, total) >= r->cg_limit) {
+		/* The entry's own frame heads the graph, as perf's "---name". */
+		ana_out_printf(o, "            ---%s\n", e->cg->name);
+		memset(prefix, ' ', 15);
+		cg_print(o, e->cg->child, total, r->cg_limit, prefix, 15, 1);
+	} else {
+		cg_print(o, e->cg, total, r->cg_limit, prefix, 12, 0);
+	}
+	ana_out_printf(o, "\n");
+}
+
+static void print_header(struct report *r, struct ana_out *o)
+{
+	struct ana_session_stats st;
+	const char *v;
+	uint64_t lost;
+	size_t i;
+
+	ana_session_get_stats(r->s, &st);
+	lost = st.lost_samples + st.lost;
+	if (r->json) {
+		ana_out_printf(o, "{\"header\":{");
+		ana_out_printf(o, "\"host\":");
+		ana_out_json(o, (v = ana_session_meta(r->s, "hostname")) ? v : "");
+		ana_out_printf(o, ",\"kernel\":");
+		ana_out_json(o, (v = ana_session_meta(r->s, "uname.release")) ? v : "");
+		ana_out_printf(o, ",\"command\":");
+		ana_out_json(o, (v = ana_session_meta(r->s, "cmdline")) ? v : "");
+		ana_out_printf(o, ",\"duration_s\":%.6f,\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
+			       ",\"filtered\":%" PRIu64 "}",
+			       st.last_time > st.first_time ?
+				       (double)(st.last_time - st.first_time) / 1e9 : 0.0,
+			       st.samples, lost, r->filtered);
+		return;
+	}
+	ana_out_printf(o, "# ========\n");
+	ana_out_printf(o, "# host: %s\n", (v = ana_session_meta(r->s, "hostname")) ? v : "?");
+	ana_out_printf(o, "# kernel: %s\n", (v = ana_session_meta(r->s, "uname.release")) ? v : "?");
+	ana_out_printf(o, "# command: %s\n", (v = ana_session_meta(r->s, "cmdline")) ? v : "?");
+	ana_out_printf(o, "# duration: %.3f s\n",
+		       st.last_time > st.first_time ? (double)(st.last_time - st.first_time) / 1e9 : 0.0);
+	ana_out_printf(o, "# samples: %" PRIu64 ", lost: %" PRIu64 " (%.2f%%)\n", st.samples, lost,
+		       pct(lost, st.samples + lost));
+	ana_out_printf(o, "# events:");
+	for (i = 0; i < ana_session_event_count(r->s); i++)
+		ana_out_printf(o, "%s %s", i ? "," : "", ana_session_event(r->s, i)->name);
+	ana_out_printf(o, "\n# ========\n#\n");
+}
+
+static void print_hist(struct report *r, struct ana_out *o, struct hist *h, bool *first_json)
+{
+	struct hist_entry **v;
+	size_t nr = 0, i, k, width[16] = { 0 };
+	uint64_t total = h->period;
+	char buf[4096];
+
+	if (!h->samples)
+		return;
+	v = malloc(h->nr * sizeof(*v));
+	if (!v)
+		return;
+	for (i = 0; i < h->cap; i++)
+		for (struct hist_entry *e = h->tab[i]; e; e = e->chain)
+			if (pct(entry_weight(r, e), total) >= r->percent_limit && entry_weight(r, e))
+				v[nr++] = e;
+	sort_ctx = r;
+	qsort(v, nr, sizeof(*v), entry_cmp);
+	if (r->json) {
+		ana_out_printf(o, "%s{\"event\":", *first_json ? "" : ",");
+		*first_json = false;
+		ana_out_json(o, h->evt ? h->evt->name : "[unknown]");
+		ana_out_printf(o, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
+			       h->samples, h->period);
+		for (i = 0; i < nr; i++) {
+			ana_out_printf(o, "%s{\"overhead\":%.4f,", i ? "," : "",
+				       pct(entry_weight(r, v[i]), total));
+			if (r->children)
+				ana_out_printf(o, "\"self\":%.4f,", pct(v[i]->period, total));
+			ana_out_printf(o, "\"samples\":%" PRIu64 ",\"period\":%" PRIu64, v[i]->samples,
+				       v[i]->period);
+			for (k = 0; k < r->nr_keys; k++) {
+				ana_out_printf(o, ",");
+				ana_out_json(o, r->keys[k].kind == SK_FIELD ? r->keys[k].name :
+						sort_names[r->keys[k].kind].opt);
+				ana_out_printf(o, ":");
+				ana_out_json(o, key_value(v[i]->key, k, buf, sizeof(buf)));
+			}
+			ana_out_printf(o, "}");
+		}
+		ana_out_printf(o, "]}");
+		free(v);
+		return;
+	}
+	for (k = 0; k < r->nr_keys; k++) {
+		width[k] = strlen(r->keys[k].name);
+		for (i = 0; i < nr && i < 10000; i++)
+			width[k] = AMB_MAX(width[k], strlen(key_value(v[i]->key, k, buf, sizeof(buf))));
+		width[k] = AMB_MIN(width[k], 60);
+	}
+	ana_out_printf(o, "# Samples: %" PRIu64 " of event '%s'\n# Event count (approx.): %" PRIu64
+		       "\n#\n", h->samples, h->evt ? h->evt->name : "[unknown]", h->period);
+	ana_out_printf(o, "# %s", r->children ? "Children      Self" : "Overhead");
+	ana_out_printf(o, "  %10s  %14s", "Samples", "Period");
+	for (k = 0; k < r->nr_keys; k++)
+		ana_out_printf(o, "  %-*s", k + 1 < r->nr_keys ? (int)width[k] : 0, r->keys[k].name);
+	ana_out_printf(o, "\n# %s  %10s  %14s", r->children ? "........  ........" : "........",
+		       "..........", "..............");
+	for (k = 0; k < r->nr_keys; k++) {
+		memset(buf, '.', width[k]);
+		buf[width[k]] = '\0';
+		ana_out_printf(o, "  %s", buf);
+	}
+	ana_out_printf(o, "\n#\n");
+	for (i = 0; i < nr; i++) {
+		if (r->children)
+			ana_out_printf(o, "  %7.2f%%  %7.2f%%", pct(v[i]->children, total),
+				       pct(v[i]->period, total));
+		else
+			ana_out_printf(o, "  %7.2f%%", pct(v[i]->period, total));
+		ana_out_printf(o, "  %10" PRIu64 "  %14" PRIu64, v[i]->samples, v[i]->period);
+		for (k = 0; k < r->nr_keys; k++) {
+			key_value(v[i]->key, k, buf, sizeof(buf));
+			if (k + 1 < r->nr_keys)
+				ana_out_printf(o, "  %-*.*s", (int)width[k], (int)width[k], buf);
+			else
+				ana_out_printf(o, "  %s", buf);
+		}
+		ana_out_printf(o, "\n");
+		if (r->callgraph && v[i]->cg)
+			print_callgraph(r, o, v[i], total);
+	}
+	ana_out_printf(o, "\n");
+	free(v);
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+static int parse_sort(struct report *r, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	r->nr_keys = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct sort_key *k;
+		size_t i;
+
+		if (r->nr_keys == AMB_ARRAY_SIZE(r->keys)) {
+			err = -E2BIG;
+			break;
+		}
+		k = &r->keys[r->nr_keys++];
+		for (i = 0; i < AMB_ARRAY_SIZE(sort_names); i++)
+			if (!strcmp(tok, sort_names[i].opt))
+				break;
+		if (i < AMB_ARRAY_SIZE(sort_names)) {
+			k->kind = sort_names[i].kind;
+			k->name = sort_names[i].header;
+		} else {
+			/* Anything else names a tracepoint field (prev_comm, ...). */
+			k->kind = SK_FIELD;
+			k->name = ana_intern(&r->strings, tok);
+			if (!k->name) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		k->per_frame = k->kind == SK_DSO || k->kind == SK_SYM || k->kind == SK_SRCLINE;
+		if (k->kind == SK_SRCLINE)
+			r->want |= ANA_SYM_SRCLINE | ANA_SYM_INLINE;
+	}
+	free(copy);
+	if (!err && !r->nr_keys)
+		err = -EINVAL;
+	return err;
+}
+
+static int parse_callgraph(struct report *r, const char *arg)
+{
+	const char *comma = arg ? strchr(arg, ',') : NULL;
+	size_t n = arg ? (comma ? (size_t)(comma - arg) : strlen(arg)) : 0;
+
+	r->callgraph = true;
+	if (!arg)
+		return 0;
+	if (n == 6 && !strncmp(arg, "caller", 6))
+		r->caller = true;
+	else if (n == 6 && !strncmp(arg, "callee", 6))
+		r->caller = false;
+	else if (n == 4 && !strncmp(arg, "none", 4))
+		r->callgraph = false;
+	else if (n && strncmp(arg, "graph", n))
+		return -EINVAL;
+	if (comma) {
+		char *end;
+
+		r->cg_limit = strtod(comma + 1, &end);
+		if (end == comma + 1 || *end || r->cg_limit < 0 || r->cg_limit > 100)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static bool is_callgraph_spec(const char *arg)
+{
+	static const char *const words[] = { "caller", "callee", "graph", "none" };
+	size_t i;
+
+	for (i = 0; i < AMB_ARRAY_SIZE(words); i++)
+		if (!strncmp(arg, words[i], strlen(words[i])) &&
+		    (!arg[strlen(words[i])] || arg[strlen(words[i])] == ','))
+			return true;
+	return false;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: amber-analyze report [OPTIONS] FILE\n"
+"\n"
+"Samples aggregated by sort keys, sorted by overhead.\n"
+"\n"
+"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,cpu,event or tracepoint\n"
+"                         fields (prev_comm, ...); default comm,dso,sym\n"
+"      --children         accumulate callers' overhead over callchains\n"
+"      --no-children      self overhead only (the default)\n"
+"  -g, --call-graph[=caller|callee[,PCT]]\n"
+"                         call graph under each entry (default callee,0.5)\n"
+"      --no-inline        no inlined functions in call graphs\n"
+"      --pid/--tid LIST   only these processes/threads\n"
+"      --comm LIST        only these commands\n"
+"  -C, --cpu LIST         only these CPUs (0-3,7)\n"
+"      --dso LIST         only these shared objects\n"
+"      --sym LIST         only these symbols\n"
+"      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
+"  -e, --event NAME       only this event (default: each event in turn)\n"
+"      --percent-limit P  hide entries below P%%\n"
+"      --symfs DIR        look for files under DIR\n"
+"      --json             JSON instead of text\n"
+"      --stdio            text output (the only mode)\n");
+}
+
+static int parse_args(struct report *r, int argc, char **argv, const char **path,
+		      struct ana_dso_opts *dopts)
+{
+	enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PID, O_TID, O_COMM, O_DSO, O_SYM, O_TIME,
+	       O_PLIMIT, O_SYMFS, O_JSON, O_STDIO, O_NO_INLINE };
+	static const struct option opts[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "children", no_argument, NULL, O_CHILDREN },
+		{ "no-children", no_argument, NULL, O_NO_CHILDREN },
+		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "pid", required_argument, NULL, O_PID },
+		{ "tid", required_argument, NULL, O_TID },
+		{ "comm", required_argument, NULL, O_COMM },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "dso", required_argument, NULL, O_DSO },
+		{ "dsos", required_argument, NULL, O_DSO },
+		{ "sym", required_argument, NULL, O_SYM },
+		{ "symbols", required_argument, NULL, O_SYM },
+		{ "time", required_argument, NULL, O_TIME },
+		{ "event", required_argument, NULL, 'e' },
+		{ "percent-limit", required_argument, NULL, O_PLIMIT },
+		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "stdio", no_argument, NULL, O_STDIO },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sort = "comm,dso,sym";
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:g::C:e:i:h", opts, NULL)) != -1) {
+		err = 0;
+		switch (c) {
+		case 's': sort = optarg; break;
+		case O_CHILDREN: r->children = true; break;
+		case O_NO_CHILDREN: r->children = false; break;
+		case 'g':
+			/* perf accepts "-g caller" as well as "-gcaller". */
+			if (!optarg && optind < argc && is_callgraph_spec(argv[optind]))
+				optarg = argv[optind++];
+			err = parse_callgraph(r, optarg);
+			break;
+		case O_NO_INLINE: r->inline_frames = false; break;
+		case O_PID: err = ana_filter_set(&r->filter, ANA_FILTER_PID, optarg); break;
+		case O_TID: err = ana_filter_set(&r->filter, ANA_FILTER_TID, optarg); break;
+		case O_COMM: err = ana_filter_set(&r->filter, ANA_FILTER_COMM, optarg); break;
+		case 'C': err = ana_filter_set(&r->filter, ANA_FILTER_CPU, optarg); break;
+		case O_DSO: err = ana_filter_set(&r->filter, ANA_FILTER_DSO, optarg); break;
+		case O_SYM: err = ana_filter_set(&r->filter, ANA_FILTER_SYM, optarg); break;
+		case O_TIME: err = ana_filter_set(&r->filter, ANA_FILTER_TIME, optarg); break;
+		case 'e': r->only_event = optarg; break;
+		case O_PLIMIT: {
+			char *end;
+
+			r->percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end || r->percent_limit < 0)
+				err = -EINVAL;
+			break;
+		}
+		case O_SYMFS: dopts->symfs = optarg; break;
+		case O_JSON: r->json = true; break;
+		case O_STDIO: break;
+		case 'i': *path = optarg; break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -EINVAL;
+		}
+		if (err) {
+			fprintf(stderr, "amber-analyze: error: report: bad option argument '%s': %s\n",
+				optarg ? optarg : "", strerror(-err));
+			return err;
+		}
+	}
+	if (optind < argc)
+		*path = argv[optind++];
+	if (!*path || optind < argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (r->callgraph && r->inline_frames)
+		r->want |= ANA_SYM_INLINE;
+	err = parse_sort(r, sort);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: report: bad --sort '%s'\n", sort);
+		return err;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report r = { .cg_limit = 0.5, .inline_frames = true };
+	struct ana_dso_opts dopts = { 0 };
+	struct ana_embed *emb = NULL;
+	const char *path = NULL;
+	struct ana_out out;
+	bool first_json = true;
+	int err, rc = 1;
+	size_t i;
+
+	ana_filter_init(&r.filter);
+	err = parse_args(&r, argc, argv, &path, &dopts);
+	if (err)
+		goto out_args;
+	r.frames = malloc(MAX_FRAMES * sizeof(*r.frames));
+	if (!r.frames) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ana_session_open(path, &r.s);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: %s: %s\n", path, amb_strerror(err));
+		goto out;
+	}
+	err = ana_filter_prepare(&r.filter, r.s);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: report: --time: %s\n", amb_strerror(err));
+		goto out;
+	}
+	r.dsos = ana_dso_table_new(&dopts);
+	r.m = r.dsos ? ana_machine_new(r.dsos) : NULL;
+	if (!r.m || ana_embed_attach(r.s, r.dsos, &emb) || ana_machine_load_session(r.m, r.s)) {
+		err = -ENOMEM;
+		goto out_err;
+	}
+	for (i = 0; i < r.nr_keys; i++)
+		if (r.keys[i].kind == SK_FIELD)
+			break;
+	if (i < r.nr_keys) {
+		r.tp = ana_tp_from_session(r.s);
+		if (!r.tp) {
+			err = -ENOMEM;
+			goto out_err;
+		}
+	}
+	r.nr_hists = ana_session_event_count(r.s) + 1;
+	r.hists = calloc(r.nr_hists, sizeof(*r.hists));
+	if (!r.hists) {
+		err = -ENOMEM;
+		goto out_err;
+	}
+	for (i = 0; i + 1 < r.nr_hists; i++)
+		r.hists[i].evt = ana_session_event(r.s, i);
+	ana_progress_init(&r.progress, "report");
+	err = ana_session_for_each(r.s, on_record, &r);
+	ana_progress_done(&r.progress);
+	if (err < 0)
+		goto out_err;
+	if (r.only_event) {
+		for (i = 0; i + 1 < r.nr_hists && strcmp(r.hists[i].evt->name, r.only_event); i++)
+			;
+		if (i + 1 == r.nr_hists) {
+			fprintf(stderr, "amber-analyze: error: report: %s: no event '%s' in the recording\n",
+				path, r.only_event);
+			goto out;
+		}
+	}
+	ana_out_init(&out, stdout);
+	if (r.json)
+		ana_out_no_cut(&out);
+	print_header(&r, &out);
+	if (r.json)
+		ana_out_printf(&out, ",\"events\":[");
+	for (i = 0; i < r.nr_hists; i++)
+		print_hist(&r, &out, &r.hists[i], &first_json);
+	if (r.json)
+		ana_out_printf(&out, "]}\n");
+	else if (!r.samples_seen)
+		ana_out_printf(&out, "# no samples\n");
+	else if (r.samples_seen == r.filtered)
+		ana_out_printf(&out, "# all %" PRIu64 " samples were filtered out\n", r.samples_seen);
+	if (ana_out_finish(&out)) {
+		fprintf(stderr, "amber-analyze: error: report: writing the output: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+out_err:
+	fprintf(stderr, "amber-analyze: error: report: %s: %s\n", path, amb_strerror(err));
+out:
+	for (i = 0; r.hists && i < r.nr_hists; i++)
+		hist_free(&r.hists[i]);
+	free(r.hists);
+	free(r.frames);
+	ana_tp_free(r.tp);
+	ana_machine_free(r.m);
+	ana_dso_table_free(r.dsos);
+	ana_embed_free(emb);
+	ana_session_close(r.s);
+	ana_intern_free(&r.strings);
+	ana_filter_free(&r.filter);
+	amb_buf_free(&r.key);
+	amb_buf_free(&r.val);
+	return rc;
+out_args:
+	ana_filter_free(&r.filter);
+	ana_intern_free(&r.strings);
+	return err > 0 ? 0 : 2;
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/script.c - `amber-analyze script`: every sample on a line of its
+ * own, perf script style, its callchain one frame per line below it, and
+ * tracepoint payloads formatted by libtraceevent.  Streams: nothing is kept
+ * but the thread model and the symbol caches.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/embed.h"
+#include "analyze/machine.h"
+#include "analyze/report_common.h"
+#include "analyze/symbols.h"
+#include "analyze/tracepoint.h"
+#include "common/common.h"
+
+enum {
+	F_COMM = 1u << 0, F_TID = 1u << 1, F_TIME = 1u << 2, F_EVENT = 1u << 3,
+	F_IP = 1u << 4, F_SYM = 1u << 5, F_DSO = 1u << 6, F_SRCLINE = 1u << 7,
+	F_PERIOD = 1u << 8, F_CPU = 1u << 9, F_TRACE = 1u << 10, F_PID = 1u << 11,
+};
+
+static const struct { const char *name; unsigned bit; } field_names[] = {
+	{ "comm", F_COMM }, { "tid", F_TID }, { "pid", F_PID }, { "time", F_TIME },
+	{ "event", F_EVENT }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
+	{ "srcline", F_SRCLINE }, { "period", F_PERIOD }, { "cpu", F_CPU },
+	{ "trace", F_TRACE },
+};
+
+#define DEFAULT_FIELDS (F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_DSO | \
+			F_PERIOD | F_CPU | F_TRACE)
+
+struct script {
+	unsigned fields;
+	bool json, inline_frames;
+	unsigned max_stack;
+	const char *only_event;
+	struct ana_filter filter;
+	struct ana_session *s;
+	struct ana_dso_table *dsos;
+	struct ana_machine *m;
+	struct ana_tp *tp;
+	struct ana_out out;
+	struct amb_buf tmp;
+	struct ana_progress progress;
+	unsigned nr_frames;    /* of the current sample */
+};
+
+static const char *loc_dso_path(const struct ana_loc *loc)
+{
+	if (!loc->kernel && loc->dso)
+		return loc->dso->path;
+	return ana_loc_dso_name(loc);
+}
+
+static int print_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
+{
+	struct script *sc = ctx;
+	struct ana_out *o = &sc->out;
+	char name[128], line[512];
+	unsigned i;
+
+	(void)depth;
+	sc->nr_frames++;
+	if (sc->json) {
+		ana_out_printf(o, "%s{\"ip\":\"0x%" PRIx64 "\"", sc->nr_frames > 1 ? "," : "",
+			       loc->addr);
+		if (sc->fields & F_SYM) {
+			ana_out_printf(o, ",\"sym\":");
+			ana_out_json(o, ana_loc_sym_name(loc, name, sizeof(name)));
+			ana_out_printf(o, ",\"offset\":%" PRIu64, loc->offset);
+			if (sc->inline_frames && loc->kind == ANA_LOC_SYM && loc->sym->nr_inl) {
+				ana_out_printf(o, ",\"inlined\":[");
+				for (i = 0; i < loc->sym->nr_inl; i++) {
+					ana_out_printf(o, "%s", i ? "," : "");
+					ana_out_json(o, loc->sym->inl[i].name);
+				}
+				ana_out_printf(o, "]");
+			}
+		}
+		if (sc->fields & F_DSO) {
+			ana_out_printf(o, ",\"dso\":");
+			ana_out_json(o, loc_dso_path(loc));
+		}
+		if (sc->fields & F_SRCLINE) {
+			ana_out_printf(o, ",\"srcline\":");
+			ana_out_json(o, ana_loc_srcline(loc, line, sizeof(line)));
+		}
+		ana_out_printf(o, "}");
+		return 0;
+	}
+	/* perf script shows inlined functions as frames of their own. */
+	if (sc->inline_frames && (sc->fields & F_SYM) && loc->kind == ANA_LOC_SYM)
+		for (i = 0; i < loc->sym->nr_inl; i++)
+			ana_out_printf(o, "\t%16" PRIx64 " %s (inlined)\n", loc->addr,
+				       loc->sym->inl[i].name);
+	ana_out_printf(o, "\t");
+	if (sc->fields & F_IP)
+		ana_out_printf(o, "%16" PRIx64 " ", loc->addr);
+	if (sc->fields & F_SYM) {
+		ana_out_printf(o, "%s", ana_loc_sym_name(loc, name, sizeof(name)));
+		if (loc->kind == ANA_LOC_SYM || loc->kind == ANA_LOC_KERNEL)
+			ana_out_printf(o, "+0x%" PRIx64, loc->offset);
+	}
+	if (sc->fields & F_DSO)
+		ana_out_printf(o, " (%s)", loc_dso_path(loc));
+	ana_out_printf(o, "\n");
+	if (sc->fields & F_SRCLINE)
+		ana_out_printf(o, "  %s\n", ana_loc_srcline(loc, line, sizeof(line)));
+	return 0;
+}
+
+static void print_json_sample(struct script *sc, const struct ana_sample *smp,
+			      struct ana_thread *t, unsigned want)
+{
+	struct ana_out *o = &sc->out;
+	const char *sep = "";
+
+	ana_out_printf(o, "{");
+	if (sc->fields & F_COMM) {
+		ana_out_printf(o, "\"comm\":");
+		ana_out_json(o, ana_thread_comm(t));
+		sep = ",";
+	}
+	if (sc->fields & F_PID) {
+		ana_out_printf(o, "%s\"pid\":%u", sep, smp->pid);
+		sep = ",";
+	}
+	if (sc->fields & F_TID) {
+		ana_out_printf(o, "%s\"tid\":%u", sep, smp->tid);
+		sep = ",";
+	}
+	if (sc->fields & F_CPU) {
+		ana_out_printf(o, "%s\"cpu\":%u", sep, smp->cpu);
+		sep = ",";
+	}
+	if (sc->fields & F_TIME) {
+		ana_out_printf(o, "%s\"time\":%" PRIu64, sep, smp->time);
+		sep = ",";
+	}
+	if (sc->fields & F_PERIOD) {
+		ana_out_printf(o, "%s\"period\":%" PRIu64, sep, smp->period);
+		sep = ",";
+	}
+	if (sc->fields & F_EVENT) {
+		ana_out_printf(o, "%s\"event\":", sep);
+		ana_out_json(o, smp->evt ? smp->evt->name : "[unknown]");
+		sep = ",";
+	}
+	if ((sc->fields & F_TRACE) && smp->evt && smp->evt->tracepoint && sc->tp) {
+		sc->tmp.len = 0;
+		if (!ana_tp_format(sc->tp, smp->raw, smp->raw_size, &sc->tmp)) {
+			ana_out_printf(o, "%s\"trace\":", sep);
+			ana_out_json(o, (const char *)sc->tmp.data);
+			sep = ",";
+		}
+	}
+	if (sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE)) {
+		ana_out_printf(o, "%s\"callchain\":[", sep);
+		sc->nr_frames = 0;
+		ana_machine_walk_stack(sc->m, t, smp, want, sc->max_stack, print_frame, sc);
+		ana_out_printf(o, "]");
+	}
+	ana_out_printf(o, "}\n");
+}
+
+static int process_sample(struct script *sc, const struct ana_sample *smp)
+{
+	struct ana_out *o = &sc->out;
+	struct ana_thread *t;
+	unsigned want = 0;
+	bool tracepoint = smp->evt && smp->evt->tracepoint;
+
+	if (sc->only_event && (!smp->evt || strcmp(smp->evt->name, sc->only_event)))
+		return 0;
+	t = ana_machine_thread(sc->m, smp->pid, smp->tid);
+	if (!t)
+		return -ENOMEM;
+	if (!ana_filter_thread(&sc->filter, smp, t))
+		return 0;
+	if (sc->fields & F_SRCLINE)
+		want |= ANA_SYM_SRCLINE;
+	if (sc->inline_frames)
+		want |= ANA_SYM_INLINE;
+	if (sc->filter.dsos || sc->filter.syms) {
+		struct ana_loc loc;
+		char name[128];
+
+		ana_machine_resolve(sc->m, t, smp->cpumode, smp->ip, smp->ip, 0, &loc);
+		if (!ana_filter_frame(&sc->filter, &loc, ana_loc_sym_name(&loc, name, sizeof(name))))
+			return 0;
+	}
+	if (sc->json) {
+		print_json_sample(sc, smp, t, want);
+		return 0;
+	}
+	if (sc->fields & F_COMM)
+		ana_out_printf(o, "%16s ", ana_thread_comm(t));
+	if (sc->fields & F_PID)
+		ana_out_printf(o, "%7u/", smp->pid);
+	if (sc->fields & F_TID)
+		ana_out_printf(o, "%7u ", smp->tid);
+	if (sc->fields & F_CPU)
+		ana_out_printf(o, "[%03u] ", smp->cpu);
+	if (sc->fields & F_TIME)
+		ana_out_printf(o, "%" PRIu64 ".%06" PRIu64 ": ", smp->time / 1000000000,
+			       smp->time % 1000000000 / 1000);
+	if ((sc->fields & F_PERIOD) && !tracepoint)
+		ana_out_printf(o, "%10" PRIu64 " ", smp->period);
+	if (sc->fields & F_EVENT)
+		ana_out_printf(o, "%s: ", smp->evt ? smp->evt->name : "[unknown]");
+	if (tracepoint && (sc->fields & F_TRACE)) {
+		sc->tmp.len = 0;
+		if (sc->tp && !ana_tp_format(sc->tp, smp->raw, smp->raw_size, &sc->tmp))
+			ana_out_printf(o, "%s", (const char *)sc->tmp.data);
+		else
+			ana_out_printf(o, "[payload of %u bytes not decoded]", smp->raw_size);
+	}
+	if (!(sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE))) {
+		ana_out_printf(o, "\n");
+		return 0;
+	}
+	if (!smp->nr_callchain && !smp->user_stack_size) {
+		/* No stack: the ip on the sample's own line, as perf does. */
+		struct ana_loc loc;
+		char name[128], line[512];
+
+		ana_machine_resolve(sc->m, t, smp->cpumode, smp->ip, smp->ip, want, &loc);
+		if (sc->fields & F_IP)
+			ana_out_printf(o, "%16" PRIx64 " ", smp->ip);
+		if (sc->fields & F_SYM) {
+			ana_out_printf(o, "%s", ana_loc_sym_name(&loc, name, sizeof(name)));
+			if (loc.kind == ANA_LOC_SYM || loc.kind == ANA_LOC_KERNEL)
+				ana_out_printf(o, "+0x%" PRIx64, loc.offset);
+		}
+		if (sc->fields & F_DSO)
+			ana_out_printf(o, " (%s)", loc_dso_path(&loc));
+		if (sc->fields & F_SRCLINE)
+			ana_out_printf(o, "\n  %s", ana_loc_srcline(&loc, line, sizeof(line)));
+		ana_out_printf(o, "\n");
+		return 0;
+	}
+	ana_out_printf(o, "\n");
+	sc->nr_frames = 0;
+	ana_machine_walk_stack(sc->m, t, smp, want, sc->max_stack, print_frame, sc);
+	ana_out_printf(o, "\n");
+	return 0;
+}
+
+static int on_record(void *ctx, const struct ana_record *rec)
+{
+	struct script *sc = ctx;
+
+	ana_progress_tick(&sc->progress);
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return ana_machine_process(sc->m, rec);
+	if (!ana_filter_time(&sc->filter, rec->u.sample.time))
+		return 0;
+	return process_sample(sc, &rec->u.sample);
+}
+
+static int parse_fields(struct script *sc, const char *arg)
+{
+	const char *p = arg;
+	bool add = *p == '+';
+
+	sc->fields = add ? DEFAULT_FIELDS : 0;
+	if (add)
+		p++;
+	for (;;) {
+		const char *c = strchr(p, ',');
+		size_t len = c ? (size_t)(c - p) : strlen(p), i;
+
+		for (i = 0; i < AMB_ARRAY_SIZE(field_names); i++)
+			if (strlen(field_names[i].name) == len && !strncmp(p, field_names[i].name, len))
+				break;
+		if (i == AMB_ARRAY_SIZE(field_names))
+			return -EINVAL;
+		sc->fields |= field_names[i].bit;
+		if (!c)
+			return 0;
+		p = c + 1;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: amber-analyze script [OPTIONS] FILE\n"
+"\n"
+"Every sample, with its callchain, in time order.\n"
+"\n"
+"  -F, --fields LIST      comm,pid,tid,time,event,ip,sym,dso,srcline,period,cpu,trace\n"
+"                         (+LIST adds to the default)\n"
+"      --max-stack N      at most N frames per sample\n"
+"      --no-inline        no inlined functions in callchains\n"
+"      --pid/--tid LIST   only these processes/threads\n"
+"      --comm LIST        only these commands\n"
+"  -C, --cpu LIST         only these CPUs\n"
+"      --dso/--sym LIST   only samples whose ip is in these\n"
+"      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
+"  -e, --event NAME       only this event\n"
+"      --symfs DIR        look for files under DIR\n"
+"      --json             one JSON object per sample\n");
+}
+
+int cmd_script(int argc, char **argv)
+{
+	enum { O_PID = 256, O_TID, O_COMM, O_DSO, O_SYM, O_TIME, O_SYMFS, O_JSON, O_MAXSTACK,
+	       O_NO_INLINE };
+	static const struct option opts[] = {
+		{ "fields", required_argument, NULL, 'F' },
+		{ "max-stack", required_argument, NULL, O_MAXSTACK },
+		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "pid", required_argument, NULL, O_PID },
+		{ "tid", required_argument, NULL, O_TID },
+		{ "comm", required_argument, NULL, O_COMM },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "dso", required_argument, NULL, O_DSO },
+		{ "sym", required_argument, NULL, O_SYM },
+		{ "time", required_argument, NULL, O_TIME },
+		{ "event", required_argument, NULL, 'e' },
+		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct script sc = { .fields = DEFAULT_FIELDS, .inline_frames = true };
+	struct ana_dso_opts dopts = { 0 };
+	struct ana_embed *emb = NULL;
+	const char *path = NULL;
+	int c, err = 0, rc = 2;
+
+	ana_filter_init(&sc.filter);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "F:C:e:i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F': err = parse_fields(&sc, optarg); break;
+		case O_MAXSTACK: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || v > UINT32_MAX)
+				err = -EINVAL;
+			sc.max_stack = (unsigned)v;
+			break;
+		}
+		case O_NO_INLINE: sc.inline_frames = false; break;
+		case O_PID: err = ana_filter_set(&sc.filter, ANA_FILTER_PID, optarg); break;
+		case O_TID: err = ana_filter_set(&sc.filter, ANA_FILTER_TID, optarg); break;
+		case O_COMM: err = ana_filter_set(&sc.filter, ANA_FILTER_COMM, optarg); break;
+		case 'C': err = ana_filter_set(&sc.filter, ANA_FILTER_CPU, optarg); break;
+		case O_DSO: err = ana_filter_set(&sc.filter, ANA_FILTER_DSO, optarg); break;
+		case O_SYM: err = ana_filter_set(&sc.filter, ANA_FILTER_SYM, optarg); break;
+		case O_TIME: err = ana_filter_set(&sc.filter, ANA_FILTER_TIME, optarg); break;
+		case 'e': sc.only_event = optarg; break;
+		case O_SYMFS: dopts.symfs = optarg; break;
+		case O_JSON: sc.json = true; break;
+		case 'i': path = optarg; break;
+		case 'h': usage(stdout); rc = 0; goto out;
+		default: usage(stderr); goto out;
+		}
+		if (err) {
+			fprintf(stderr, "amber-analyze: error: script: bad option argument '%s': %s\n",
+				optarg, strerror(-err));
+			goto out;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (!path || optind < argc) {
+		usage(stderr);
+		goto out;
+	}
+	rc = 1;
+	err = ana_session_open(path, &sc.s);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: %s: %s\n", path, amb_strerror(err));
+		goto out;
+	}
+	err = ana_filter_prepare(&sc.filter, sc.s);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: script: --time: %s\n", amb_strerror(err));
+		goto out;
+	}
+	sc.dsos = ana_dso_table_new(&dopts);
+	sc.m = sc.dsos ? ana_machine_new(sc.dsos) : NULL;
+	if (!sc.m || ana_embed_attach(sc.s, sc.dsos, &emb) ||
+	    ana_machine_load_session(sc.m, sc.s)) {
+		err = -ENOMEM;
+		goto out_err;
+	}
+	if (sc.fields & F_TRACE) {
+		sc.tp = ana_tp_from_session(sc.s);
+		if (!sc.tp) {
+			err = -ENOMEM;
+			goto out_err;
+		}
+	}
+	ana_out_init(&sc.out, stdout);
+	if (sc.json)
+		ana_out_no_cut(&sc.out);
+	ana_progress_init(&sc.progress, "script");
+	err = ana_session_for_each(sc.s, on_record, &sc);
+	ana_progress_done(&sc.progress);
+	if (ana_out_finish(&sc.out)) {
+		fprintf(stderr, "amber-analyze: error: script: writing the output: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (err < 0)
+		goto out_err;
+	rc = 0;
+	goto out;
+out_err:
+	fprintf(stderr, "amber-analyze: error: script: %s: %s\n", path, amb_strerror(err));
+out:
+	amb_buf_free(&sc.tmp);
+	ana_tp_free(sc.tp);
+	ana_machine_free(sc.m);
+	ana_dso_table_free(sc.dsos);
+	ana_embed_free(emb);
+	ana_session_close(sc.s);
+	ana_filter_free(&sc.filter);
+	return rc;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/symbols.h - from addresses to names: the DSO table (dso.c), user
+ * symbols through libdwfl (symbols.c) and kernel symbols from the recorded
+ * /proc/kallsyms (ksyms.c).
+ *
+ * A DSO is identified by its build-id.  Its ELF is looked for in a fixed
+ * order (dso.c) and used only when its build-id matches the recorded one;
+ * a DSO without a usable ELF still gets a name, and its frames are marked.
+ */
+#ifndef AMB_ANALYZE_SYMBOLS_H
+#define AMB_ANALYZE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ANA_BUILD_ID_MAX 64
+
+/* What became of the search for a DSO's ELF (dso.c). */
+enum ana_dso_status {
+	ANA_DSO_UNRESOLVED = 0, /* not looked for yet */
+	ANA_DSO_FOUND,          /* an ELF with the recorded build-id (or, without one, the path) */
+	ANA_DSO_MISSING,        /* no candidate file exists */
+	ANA_DSO_MISMATCH,       /* candidates exist, none has the recorded build-id */
+	ANA_DSO_NO_FILE,        /* nothing to look for: [vdso], //anon, [heap] ... */
+};
+
+enum ana_dso_type {
+	ANA_DSO_TYPE_FILE = 0,  /* a mapped ELF file */
+	ANA_DSO_TYPE_ANON,      /* anonymous memory, [heap], [stack] */
+	ANA_DSO_TYPE_JIT,       /* executable anonymous memory: JIT code */
+	ANA_DSO_TYPE_VDSO,
+	ANA_DSO_TYPE_KERNEL,    /* [kernel.kallsyms] and modules: see ana_ksyms */
+};
+
+struct ana_sym_cache;
+
+/* One shared object.  Owned by its ana_dso_table; never freed before it. */
+struct ana_dso {
+	char *path;                         /* as recorded */
+	const char *short_name;             /* basename of @path, or @path */
+	uint8_t build_id[ANA_BUILD_ID_MAX];
+	uint8_t build_id_len;               /* 0: none recorded */
+	enum ana_dso_type type;
+	enum ana_dso_status status;
+	char *elf_path;                     /* the file used, when FOUND */
+	bool verified;                      /* FOUND by build-id, not by path alone */
+	bool warned;
+	struct ana_sym_cache *syms;         /* symbols.c state, created lazily */
+};
+
+/* Where dso.c looks for ELF files (docs in dso.c). */
+struct ana_dso_opts {
+	const char *symfs;          /* --symfs DIR, or NULL */
+	const char *home;           /* for ~/.debug; NULL: $HOME */
+	const char *debug_dir;      /* NULL: /usr/lib/debug */
+	bool no_debuginfod;
+};
+
+struct ana_dso_table;
+
+/*
+ * A table of DSOs keyed by build-id (or by path when none is known).
+ * @opts is copied (its strings must outlive the table).  NULL with errno
+ * set on failure.  Free with ana_dso_table_free() (NULL accepted), which
+ * also frees every DSO's symbol state.
+ */
+struct ana_dso_table *ana_dso_table_new(const struct ana_dso_opts *opts);
+void ana_dso_table_free(struct ana_dso_table *t);
+
+/*
+ * Remember that @path has @build_id (from the recording's BUILDID table),
+ * so that MMAP2 records without one find it.  Returns 0 or -ENOMEM.
+ */
+int ana_dso_table_add_buildid(struct ana_dso_table *t, const char *path,
+			      const uint8_t *build_id, size_t len);
+
+/*
+ * The DSO for a mapping of @path with @build_id (@len 0 when the record had
+ * none: the BUILDID table is consulted, then the path alone is the key).
+ * @exec tells JIT code from data when @path names anonymous memory.  @pid is
+ * used only in a JIT DSO's name.  The DSO is created on first use and owned
+ * by @t.  NULL on -ENOMEM.
+ */
+struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
+				  const uint8_t *build_id, size_t len, bool exec,
+				  uint32_t pid);
+
+/*
+ * Find @d's ELF file (once; later calls return the first answer) in this
+ * order, using a file only when its build-id equals the recorded one:
+ *  1. a copy embedded in the recording (FILE blocks, FORMAT.md §5.5),
+ *  2. the recorded path,
+ *  3. <debug_dir>/.build-id/xx/rest.debug,
+ *  4. ~/.debug/.build-id/xx/rest (perf's build-id cache),
+ *  5. <symfs>/<recorded path> and <symfs>/.build-id/xx/rest,
+ * and warns once per DSO (amb_warn) when none fits.  Returns @d->status.
+ */
+enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d);
+
+/* Lower-case hex of @d's build-id into @buf (at least 129 bytes). */
+char *ana_dso_build_id_hex(const struct ana_dso *d, char *buf);
+
+/*
+ * Hook for embedded files (FILE blocks): @fn is asked first for an ELF
+ * path with @build_id; it returns a path owned by the callee, or NULL.
+ */
+typedef const char *(*ana_dso_embedded_fn)(void *ctx, const uint8_t *build_id, size_t len);
+void ana_dso_table_set_embedded(struct ana_dso_table *t, ana_dso_embedded_fn fn, void *ctx);
+
+/* ---- symbols (symbols.c) -------------------------------------------------- */
+
+/* One frame an address expands to: the innermost inlined call first. */
+struct ana_inline_frame {
+	const char *name;     /* function name, owned by the DSO's symbol state */
+	const char *file;     /* call site's file, or NULL */
+	int line;             /* call site's line, or 0 */
+};
+
+#define ANA_INLINE_MAX 8
+
+/* What an address of a DSO resolves to.  Owned by the DSO's symbol cache. */
+struct ana_sym_info {
+	const char *name;     /* ELF symbol, or NULL when none covers the address */
+	uint64_t offset;      /* address - symbol start */
+	uint64_t sym_start;   /* symbol start (ELF address) */
+	const char *file;     /* source file of the address itself, or NULL */
+	int line;
+	/* Inlined functions containing the address, innermost first; their
+	 * @file/@line are where each was inlined into the next one. */
+	struct ana_inline_frame inl[ANA_INLINE_MAX];
+	unsigned nr_inl;
+};
+
+/* What ana_sym_lookup() is asked to compute besides the symbol. */
+#define ANA_SYM_SRCLINE 1u   /* file and line */
+#define ANA_SYM_INLINE  2u   /* the inline chain */
+
+/*
+ * Resolve @addr, an ELF virtual address of @d (see ana_dso_file_to_vaddr),
+ * with libdwfl.  Results are cached per (DSO, address).  @d must be
+ * resolved (ana_dso_resolve) to ANA_DSO_FOUND.  Returns 0 with *out set,
+ * -ENOENT when the DSO's ELF cannot be used, -ENOMEM.
+ */
+int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
+		   const struct ana_sym_info **out);
+
+/*
+ * Convert @off, a file offset inside @d's ELF (what an mmap's pgoff gives),
+ * to the ELF virtual address the symbol tables use, via the PT_LOAD
+ * program headers.  Returns 0, or -ENOENT when no PT_LOAD covers @off
+ * or the ELF cannot be opened.
+ */
+int ana_dso_file_to_vaddr(struct ana_dso *d, uint64_t off, uint64_t *vaddr);
+
+/* Release @d's symbol state (called by ana_dso_table_free). */
+void ana_sym_cache_free(struct ana_sym_cache *c);
+
+/* ---- kernel symbols (ksyms.c) ------------------------------------------- */
+
+struct ana_ksyms;
+
+struct ana_ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module;    /* "[name]" of a module, NULL for the kernel image */
+};
+
+/*
+ * Parse /proc/kallsyms text of @len bytes (need not be NUL-terminated):
+ * "ADDR TYPE NAME [MODULE]" lines.  Only text symbols (t, T, w, W) are
+ * kept.  Malformed lines are counted and skipped.  When every address is 0
+ * (kptr_restrict) the table is empty.  NULL with errno = ENOMEM on failure.
+ */
+struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len);
+void ana_ksyms_free(struct ana_ksyms *k);
+
+/* Number of symbols kept, and of malformed lines skipped. */
+size_t ana_ksyms_count(const struct ana_ksyms *k);
+size_t ana_ksyms_bad_lines(const struct ana_ksyms *k);
+
+/*
+ * The symbol containing @addr: the last one starting at or below it, if
+ * @addr is below the next symbol's start (the last symbol covers at most
+ * 1 MiB, being of unknown size).  NULL when none.  *offset is addr - start.
+ */
+const struct ana_ksym *ana_ksyms_find(const struct ana_ksyms *k, uint64_t addr,
+				      uint64_t *offset);
+
+#endif /* AMB_ANALYZE_SYMBOLS_H */

@@ -1,0 +1,135 @@
+#!/bin/sh
+# tests/cli/test_script.sh - amber-analyze script on real recordings of the
+# bundled workload: one line per sample, callchains under it, inlined
+# frames, source lines, --json, and sched:sched_switch payloads decoded by
+# libtraceevent and consistent with the thread model.
+. "$(dirname "$0")/lib.sh"
+
+SRC=$ROOT/testdata/programs/workload.c
+W=$PROG/workload
+
+setup() {
+	need_root script || return 1
+	need_rec script || return 1
+	need_ana script || return 1
+	need_file script "$W" || return 1
+	if ! run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/w.amber" -- \
+		"$W" --work 40 >"$T/rec.log" 2>&1; then
+		skip script "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		return 1
+	fi
+	"$ANA" script "$T/w.amber" >"$T/s.txt" 2>"$T/s.err" ||
+		{ fail script_runs "$(cat "$T/s.err")"; return 1; }
+	ok script_runs
+}
+
+t_lines() {
+	n=$(grep -c ' cpu-clock: *$' "$T/s.txt")
+	want=$("$ANA" report "$T/w.amber" 2>/dev/null | awk '/^# Samples:/ { print $3; exit }')
+	if [ -z "$want" ] || [ "$n" != "$want" ]; then
+		fail script_one_line_per_sample "$n sample lines, report counts $want"
+		return
+	fi
+	# Every sample line: comm tid [cpu] secs.usecs: period event:
+	bad=$(grep ' cpu-clock: *$' "$T/s.txt" |
+		grep -cv '^ *[^ ].* [0-9][0-9]* \[[0-9][0-9][0-9]\] [0-9]*\.[0-9]\{6\}: *[0-9][0-9]* cpu-clock: *$')
+	if [ "$bad" != 0 ]; then
+		fail script_one_line_per_sample "$bad sample lines not in 'comm tid [cpu] time: period event:' form"
+	else
+		ok script_one_line_per_sample
+	fi
+}
+
+t_callchain() {
+	# A sample in hot_a: its frames follow, hot_a then run_mix then worker_main.
+	if awk '/cpu-clock: *$/ { n = 0; next }
+		/^\t/ { f[n++] = $2 }
+		/^$/ && n >= 3 && f[0] ~ /^hot_a\+/ && f[1] ~ /^run_mix\+/ && f[2] ~ /^worker_main\+/ { ok = 1 }
+		END { exit !ok }' "$T/s.txt"; then
+		ok script_callchain
+	else
+		fail script_callchain "no hot_a <- run_mix <- worker_main stack"
+	fi
+	if grep -q '^	 *[0-9a-f]* mix_inline (inlined)$' "$T/s.txt" &&
+	   awk '/mix_inline \(inlined\)/ { getline; if ($2 ~ /^hot_b\+/) ok = 1 } END { exit !ok }' "$T/s.txt"; then
+		ok script_inline
+	else
+		fail script_inline "no 'mix_inline (inlined)' frame followed by hot_b"
+	fi
+}
+
+t_srcline_json() {
+	line=$(grep -n 'HOT-LOOP' "$SRC" | head -n 1 | cut -d: -f1)
+	"$ANA" script -F comm,tid,ip,sym,srcline "$T/w.amber" >"$T/src.txt" 2>/dev/null
+	if grep -q "^  workload.c:$line\$" "$T/src.txt"; then
+		ok script_srcline
+	else
+		fail script_srcline "workload.c:$line (HOT-LOOP) never printed"
+	fi
+	if ! command -v python3 >/dev/null 2>&1; then
+		skip script_json "python3 not installed"
+		return
+	fi
+	if "$ANA" script --json "$T/w.amber" 2>/dev/null | python3 -c '
+import json, sys
+n = hot = 0
+for line in sys.stdin:
+    o = json.loads(line)
+    n += 1
+    assert o["event"] == "cpu-clock"
+    if o["callchain"] and o["callchain"][0].get("sym") == "hot_a":
+        hot += 1
+assert n > 100 and hot > n // 5, (n, hot)
+'; then
+		ok script_json
+	else
+		fail script_json "not one valid JSON object per sample"
+	fi
+}
+
+t_sched_switch() {
+	mount_tracefs script_sched_switch || return
+	if ! run_timeout 120 "$REC" -e cpu-clock -e sched:sched_switch -F 1000 -o "$T/sw.amber" -- \
+		"$W" --work 10 --sleep-ms 30 >"$T/sw.log" 2>&1; then
+		fail script_sched_switch "recording sched:sched_switch failed: $(tail -n 1 "$T/sw.log")"
+		return
+	fi
+	"$ANA" script -e sched:sched_switch -F comm,tid,event,trace "$T/sw.amber" >"$T/sw.txt" 2>/dev/null
+	# The worker threads' tids, from the thread model (COMM records).
+	tids=$("$ANA" script -e cpu-clock -F comm,tid "$T/sw.amber" 2>/dev/null |
+		awk '$1 ~ /^worker-/ { print $2 }' | sort -u)
+	if [ -z "$tids" ]; then
+		fail script_sched_switch "no worker threads in the cpu-clock samples"
+		return
+	fi
+	for t in $tids; do
+		n=$(grep -c "prev_pid=$t " "$T/sw.txt")
+		if [ "$n" -lt 30 ]; then
+			fail script_sched_switch "worker tid $t is prev_pid of $n switches, expected >= 30 (--sleep-ms 30)"
+			return
+		fi
+	done
+	# A switch is recorded in the context of the task leaving the CPU.
+	bad=$(awk '/sched:sched_switch:/ { for (i = 1; i <= NF; i++) if ($i ~ /^prev_pid=/) { split($i, a, "="); if (a[2] != $2) n++ } } END { print n + 0 }' "$T/sw.txt")
+	if [ "$bad" != 0 ]; then
+		fail script_sched_switch "$bad switches whose prev_pid is not the sample's tid"
+	elif ! grep -q 'prev_comm=worker-[0-9]* .*==> next_comm=' "$T/sw.txt"; then
+		fail script_sched_switch "payload not formatted as the tracepoint's print format"
+	else
+		ok script_sched_switch
+	fi
+	"$ANA" report -e sched:sched_switch --sort prev_comm "$T/sw.amber" >"$T/swr.txt" 2>/dev/null
+	if grep -q '^ .*%.* worker-0$' "$T/swr.txt"; then
+		ok report_sort_tracepoint_field
+	else
+		fail report_sort_tracepoint_field "--sort prev_comm has no worker-0 row"
+	fi
+}
+
+if setup; then
+	t_lines
+	t_callchain
+	t_srcline_json
+	t_sched_switch
+fi
+finish

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for analyze/ksyms.c: parsing /proc/kallsyms text and lookup. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/symbols.h"
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81001000 t do_one_initcall\n"
+	"ffffffff81002000 D some_data\n"                 /* not text: dropped */
+	"ffffffff81003000 W weak_fn\n"
+	"ffffffff81004000 T schedule\n"
+	"garbage line\n"
+	"ffffffffc0001000 t e1000_xmit\t[e1000]\n"
+	"ffffffffc0002000 t e1000_poll\t[e1000]\n"
+	"ffffffff81001800 T unsorted_but_fine\n";
+
+static void test_parse_and_find(void **state)
+{
+	struct ana_ksyms *k = ana_ksyms_parse(kallsyms, strlen(kallsyms));
+	const struct ana_ksym *s;
+	uint64_t off;
+
+	(void)state;
+	assert_non_null(k);
+	assert_int_equal(ana_ksyms_count(k), 8);
+	assert_int_equal(ana_ksyms_bad_lines(k), 1);
+
+	assert_null(ana_ksyms_find(k, 0xffffffff80ffffffull, &off));
+
+	s = ana_ksyms_find(k, 0xffffffff81000010ull, &off);
+	assert_non_null(s);
+	assert_true(!strcmp(s->name, "_text") || !strcmp(s->name, "startup_64"));
+	assert_int_equal(off, 0x10);
+	assert_null(s->module);
+
+	s = ana_ksyms_find(k, 0xffffffff81001234ull, &off);
+	assert_string_equal(s->name, "do_one_initcall");
+	assert_int_equal(off, 0x234);
+
+	/* An out-of-order line is sorted into place. */
+	s = ana_ksyms_find(k, 0xffffffff81001800ull, &off);
+	assert_string_equal(s->name, "unsorted_but_fine");
+	assert_int_equal(off, 0);
+
+	/* Data symbols are not kept: the address falls into the previous text one. */
+	s = ana_ksyms_find(k, 0xffffffff81002010ull, &off);
+	assert_string_equal(s->name, "unsorted_but_fine");
+
+	s = ana_ksyms_find(k, 0xffffffff81003fffull, &off);
+	assert_string_equal(s->name, "weak_fn");
+
+	s = ana_ksyms_find(k, 0xffffffffc0001010ull, &off);
+	assert_string_equal(s->name, "e1000_xmit");
+	assert_string_equal(s->module, "[e1000]");
+
+	/* The last symbol covers a bounded span only. */
+	assert_non_null(ana_ksyms_find(k, 0xffffffffc0002100ull, &off));
+	assert_null(ana_ksyms_find(k, 0xffffffffc0002000ull + (2u << 20), &off));
+	ana_ksyms_free(k);
+}
+
+static void test_restricted(void **state)
+{
+	static const char hidden[] =
+		"0000000000000000 T _text\n"
+		"0000000000000000 T schedule\n";
+	struct ana_ksyms *k = ana_ksyms_parse(hidden, strlen(hidden));
+
+	(void)state;
+	assert_non_null(k);
+	assert_int_equal(ana_ksyms_count(k), 0);
+	assert_null(ana_ksyms_find(k, 0, NULL));
+	ana_ksyms_free(k);
+}
+
+static void test_malformed(void **state)
+{
+	static const char bad[] =
+		"ffffffff81000000\n"                 /* no type */
+		"zzzz T x\n"                         /* bad hex */
+		"ffffffff81000000 TT x\n"            /* long type */
+		"11112222333344445 T toolong\n"      /* 17 digits */
+		"ffffffff81000000 T x [unclosed\n"
+		"ffffffff81000000 T ok";             /* no final newline */
+	struct ana_ksyms *k = ana_ksyms_parse(bad, strlen(bad));
+	uint64_t off;
+
+	(void)state;
+	assert_non_null(k);
+	assert_int_equal(ana_ksyms_count(k), 1);
+	assert_int_equal(ana_ksyms_bad_lines(k), 5);
+	assert_string_equal(ana_ksyms_find(k, 0xffffffff81000004ull, &off)->name, "ok");
+	ana_ksyms_free(k);
+	ana_ksyms_free(NULL);
+
+	k = ana_ksyms_parse("", 0);
+	assert_non_null(k);
+	assert_int_equal(ana_ksyms_count(k), 0);
+	ana_ksyms_free(k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_and_find),
+		cmocka_unit_test(test_restricted),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

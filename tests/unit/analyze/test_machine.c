@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for analyze/machine.c: threads from COMM/FORK/EXIT, address
+ * spaces from MMAP2 (overlap replacement, fork copies, exec empties). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/machine.h"
+
+struct fixture {
+	struct ana_dso_table *dsos;
+	struct ana_machine *m;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	f->dsos = ana_dso_table_new(NULL);
+	f->m = ana_machine_new(f->dsos);
+	*state = f;
+	return f->dsos && f->m ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	ana_machine_free(f->m);
+	ana_dso_table_free(f->dsos);
+	free(f);
+	return 0;
+}
+
+static void comm(struct ana_machine *m, uint32_t pid, uint32_t tid, const char *name, bool exec)
+{
+	struct ana_record r = { .type = PERF_RECORD_COMM };
+
+	r.u.comm.pid = pid;
+	r.u.comm.tid = tid;
+	r.u.comm.comm = name;
+	r.u.comm.exec = exec;
+	assert_int_equal(ana_machine_process(m, &r), 0);
+}
+
+static void fork_(struct ana_machine *m, uint32_t type, uint32_t pid, uint32_t ppid,
+		  uint32_t tid, uint32_t ptid)
+{
+	struct ana_record r = { .type = type };
+
+	r.u.fork.pid = pid;
+	r.u.fork.ppid = ppid;
+	r.u.fork.tid = tid;
+	r.u.fork.ptid = ptid;
+	assert_int_equal(ana_machine_process(m, &r), 0);
+}
+
+static void mmap2(struct ana_machine *m, uint32_t pid, uint64_t addr, uint64_t len,
+		  uint64_t pgoff, const char *file)
+{
+	struct ana_record r = { .type = PERF_RECORD_MMAP2 };
+
+	r.u.mmap.pid = pid;
+	r.u.mmap.tid = pid;
+	r.u.mmap.addr = addr;
+	r.u.mmap.len = len;
+	r.u.mmap.pgoff = pgoff;
+	r.u.mmap.prot = 5;  /* PROT_READ | PROT_EXEC */
+	r.u.mmap.filename = file;
+	assert_int_equal(ana_machine_process(m, &r), 0);
+}
+
+static void test_threads(void **state)
+{
+	struct fixture *f = *state;
+	struct ana_thread *t;
+
+	comm(f->m, 100, 100, "parent", false);
+	fork_(f->m, PERF_RECORD_FORK, 100, 100, 101, 100);   /* a thread */
+	fork_(f->m, PERF_RECORD_FORK, 200, 100, 200, 100);   /* a process */
+	t = ana_machine_find_thread(f->m, 101);
+	assert_non_null(t);
+	assert_int_equal(ana_thread_pid(t), 100);
+	assert_string_equal(ana_thread_comm(t), "parent");   /* inherited */
+	comm(f->m, 100, 101, "worker", false);
+	assert_string_equal(ana_thread_comm(t), "worker");
+	assert_string_equal(ana_thread_comm(ana_machine_find_thread(f->m, 100)), "parent");
+
+	fork_(f->m, PERF_RECORD_EXIT, 100, 100, 101, 101);
+	assert_true(ana_thread_exited(t));
+	assert_false(ana_thread_exited(ana_machine_find_thread(f->m, 100)));
+
+	/* A thread no record named gets perf's ":TID". */
+	t = ana_machine_thread(f->m, 300, 301);
+	assert_non_null(t);
+	assert_string_equal(ana_thread_comm(t), ":301");
+	assert_int_equal(ana_machine_thread_count(f->m), 4);
+	assert_null(ana_machine_find_thread(f->m, 999));
+}
+
+static void test_mmap_overlap(void **state)
+{
+	struct fixture *f = *state;
+	const struct ana_map *map;
+	struct ana_thread *t;
+
+	comm(f->m, 10, 10, "app", false);
+	t = ana_machine_find_thread(f->m, 10);
+	mmap2(f->m, 10, 0x1000, 0x3000, 0, "/lib/a.so");      /* [0x1000, 0x4000) */
+	mmap2(f->m, 10, 0x8000, 0x1000, 0, "/lib/b.so");
+	assert_int_equal(ana_thread_map_count(t), 2);
+	assert_null(ana_thread_find_map(t, 0xfff));
+	assert_null(ana_thread_find_map(t, 0x4000));
+	map = ana_thread_find_map(t, 0x3fff);
+	assert_non_null(map);
+	assert_string_equal(map->dso->path, "/lib/a.so");
+	assert_int_equal(ana_map_file_offset(map, 0x3fff), 0x2fff);
+
+	/* A mapping in the middle splits a.so in two; the right part's file
+	 * offset moves with it. */
+	mmap2(f->m, 10, 0x2000, 0x1000, 0x5000, "/lib/c.so");
+	assert_int_equal(ana_thread_map_count(t), 4);
+	map = ana_thread_find_map(t, 0x1800);
+	assert_string_equal(map->dso->path, "/lib/a.so");
+	assert_int_equal(map->end, 0x2000);
+	map = ana_thread_find_map(t, 0x2800);
+	assert_string_equal(map->dso->path, "/lib/c.so");
+	assert_int_equal(ana_map_file_offset(map, 0x2800), 0x5800);
+	map = ana_thread_find_map(t, 0x3800);
+	assert_string_equal(map->dso->path, "/lib/a.so");
+	assert_int_equal(map->start, 0x3000);
+	assert_int_equal(ana_map_file_offset(map, 0x3800), 0x2800);
+
+	/* One mapping covering several replaces them all. */
+	mmap2(f->m, 10, 0x0, 0x9000, 0, "/lib/d.so");
+	assert_int_equal(ana_thread_map_count(t), 1);
+	assert_string_equal(ana_thread_find_map(t, 0x8800)->dso->path, "/lib/d.so");
+
+	/* Same DSO twice: one table entry. */
+	mmap2(f->m, 10, 0x10000, 0x1000, 0, "/lib/d.so");
+	assert_ptr_equal(ana_thread_find_map(t, 0x10000)->dso,
+			 ana_thread_find_map(t, 0x0)->dso);
+
+	/* Anonymous executable memory is JIT code, named after the process. */
+	mmap2(f->m, 10, 0x20000, 0x1000, 0, "//anon");
+	assert_string_equal(ana_thread_find_map(t, 0x20000)->dso->path, "[JIT] tid 10");
+}
+
+static void test_fork_exec(void **state)
+{
+	struct fixture *f = *state;
+	struct ana_thread *parent, *child, *thr;
+
+	comm(f->m, 1, 1, "sh", false);
+	mmap2(f->m, 1, 0x400000, 0x1000, 0, "/bin/sh");
+	parent = ana_machine_find_thread(f->m, 1);
+
+	fork_(f->m, PERF_RECORD_FORK, 2, 1, 2, 1);
+	child = ana_machine_find_thread(f->m, 2);
+	assert_string_equal(ana_thread_comm(child), "sh");
+	assert_string_equal(ana_thread_find_map(child, 0x400000)->dso->path, "/bin/sh");
+
+	/* The child's address space is a copy: changing it leaves the parent's. */
+	comm(f->m, 2, 2, "workload", true);
+	assert_string_equal(ana_thread_comm(child), "workload");
+	assert_null(ana_thread_find_map(child, 0x400000));
+	mmap2(f->m, 2, 0x400000, 0x2000, 0, "/usr/bin/workload");
+	assert_string_equal(ana_thread_find_map(child, 0x400000)->dso->path, "/usr/bin/workload");
+	assert_string_equal(ana_thread_find_map(parent, 0x400000)->dso->path, "/bin/sh");
+
+	/* Threads share their process's address space. */
+	fork_(f->m, PERF_RECORD_FORK, 2, 2, 3, 2);
+	thr = ana_machine_find_thread(f->m, 3);
+	mmap2(f->m, 2, 0x700000, 0x1000, 0, "/lib/libm.so");
+	assert_non_null(ana_thread_find_map(thr, 0x700000));
+	assert_non_null(ana_thread_find_map(child, 0x700000));
+	assert_null(ana_thread_find_map(parent, 0x700000));
+
+	/* Kernel mappings are left to ana_ksyms. */
+	{
+		struct ana_record r = { .type = PERF_RECORD_MMAP2 };
+
+		r.u.mmap.pid = UINT32_MAX;
+		r.u.mmap.addr = 0xffffffff81000000ull;
+		r.u.mmap.len = 0x1000000;
+		r.u.mmap.filename = "[kernel.kallsyms]_text";
+		assert_int_equal(ana_machine_process(f->m, &r), 0);
+	}
+	/* Overflowing and empty mappings are ignored, not trusted. */
+	mmap2(f->m, 2, UINT64_MAX - 10, 0x1000, 0, "/bad");
+	mmap2(f->m, 2, 0x900000, 0, 0, "/bad");
+	assert_null(ana_thread_find_map(child, 0x900000));
+}
+
+static void test_resolve_unknown(void **state)
+{
+	struct fixture *f = *state;
+	struct ana_thread *t;
+	struct ana_loc loc;
+
+	comm(f->m, 5, 5, "x", false);
+	t = ana_machine_find_thread(f->m, 5);
+	mmap2(f->m, 5, 0x1000, 0x1000, 0, "/nonexistent/lib.so");
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x500, 0x500, 0, &loc);
+	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
+	assert_string_equal(ana_loc_dso_name(&loc), "[unknown]");
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_int_equal(loc.kind, ANA_LOC_NO_FILE);
+	assert_string_equal(ana_loc_dso_name(&loc), "lib.so");
+	/* Kernel addresses without KSYMS stay unknown, but are kernel ones. */
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0xffffffff81000000ull,
+			    0xffffffff81000000ull, 0, &loc);
+	assert_true(loc.kernel);
+	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
+	assert_string_equal(ana_loc_dso_name(&loc), "[kernel.kallsyms]");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mmap_overlap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_exec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_unknown, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
