@@ -1,0 +1,198 @@
+#!/bin/sh
+# tests/bench/record.sh BUILD - recorder overhead: amber-rec against perf
+# record, side by side in one run.
+#
+# One fixed-work two-thread workload (build/programs/workload) is run bare,
+# under `perf record`, under `perf record -z` (the file-size target) and under
+# `amber-rec`, with the same settings for each of three configurations:
+#
+#   fp      -e cpu-clock -F 4000  -g
+#   dwarf   -e cpu-clock -F 999   --call-graph dwarf
+#   dwarf10 -e cpu-clock -F 10000 --call-graph dwarf
+#
+# Each run is repeated BENCH_REPEAT times (3) and the median of each column
+# is shown: wall and CPU (user+sys of recorder and workload together) time,
+# each also as a ratio to the bare run, samples, lost samples, file bytes and
+# bytes per sample, then the amber/perf ratios.  BENCH_WORK (100) sets the
+# workload's --work (about 1 s of CPU per thread).  Without amber-rec the
+# perf side still runs and amber's rows say "missing".
+B=${1:-build}
+cd "$(dirname "$0")/../.." || exit 2
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+REC=$B/amber-rec
+ANA=$B/amber-analyze
+REPEAT=${BENCH_REPEAT:-3}
+WORK=${BENCH_WORK:-100}
+WORKLOAD=$B/programs/workload
+
+die() {
+	echo "bench record: error: $*" >&2
+	exit 1
+}
+
+[ -x "$WORKLOAD" ] || die "$WORKLOAD is not built (run 'make programs')"
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
+case $REPEAT in '' | *[!0-9]* | 0) die "BENCH_REPEAT must be a positive integer" ;; esac
+case $WORK in '' | *[!0-9]*) die "BENCH_WORK must be a non-negative integer" ;; esac
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/amber-bench.XXXXXX") || die "cannot create a temporary directory"
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+have_perf=no
+if command -v perf >/dev/null 2>&1 &&
+   perf record -q -e cpu-clock -o "$TMP/probe.data" true >/dev/null 2>&1; then
+	have_perf=yes
+fi
+have_amber=no
+[ -x "$REC" ] && have_amber=yes
+
+# --- counting samples and lost samples in a finished recording ----------------
+
+# perf_counts FILE: "SAMPLES LOST" of a perf.data file.  `perf report
+# --stats` ends with a section per event whose LOST_SAMPLES line is the
+# number of samples lost (PERF_RECORD_LOST.lost summed), not a record count.
+perf_counts() {
+	perf report --stats -i "$1" 2>/dev/null | awk '
+		/ stats:$/ && !/^Aggregated/ { per_event = 1; next }
+		per_event && $1 == "SAMPLE" { s += $3; have = 1 }
+		per_event && $1 == "LOST_SAMPLES" { l += $3 }
+		END { if (have) print s, l + 0; else print "? ?" }'
+}
+
+# amber_counts FILE STDERR: "SAMPLES LOST" of an .amber file, from
+# amber-rec's summary line ("... N samples ... M lost ...") or else from
+# `amber-analyze info`.  "?" where neither says.
+amber_counts() {
+	s=$(tail -n 3 "$2" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) samples.*/\1/p' | tail -n 1)
+	l=$(tail -n 3 "$2" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) lost.*/\1/p; s/.*lost[^0-9]*\([0-9][0-9]*\).*/\1/p' |
+		tail -n 1)
+	if { [ -z "$s" ] || [ -z "$l" ]; } && [ -x "$ANA" ]; then
+		"$ANA" info "$1" >"$TMP/info.txt" 2>/dev/null
+		[ -n "$s" ] || s=$(awk 'tolower($0) ~ /samples/ && !/lost/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$TMP/info.txt")
+		[ -n "$l" ] || l=$(awk '/lost\.samples/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$TMP/info.txt")
+	fi
+	echo "${s:-?} ${l:-?}"
+}
+
+# --- running -------------------------------------------------------------------
+
+# median: the middle of the numbers on stdin ("?" if any is not a number).
+median() {
+	sort -g | awk '{ v[NR] = $1; if ($1 !~ /^[0-9.]+$/) bad = 1 }
+		END { if (bad || NR == 0) print "?"; else print v[int((NR + 1) / 2)] }'
+}
+
+# measure LABEL TOOL ARGS...: run the workload REPEAT times (TOOL: bare,
+# perf or amber; ARGS: the recorder's options) and append one row
+# "LABEL WALL CPU SAMPLES LOST BYTES" of medians to $TMP/rows.
+measure() {
+	label=$1 tool=$2
+	shift 2
+	: >"$TMP/runs"
+	r=0
+	while [ $r -lt "$REPEAT" ]; do
+		out=$TMP/out.data
+		rm -f "$out" "$out.old"
+		case $tool in
+		bare)  /usr/bin/time -f '%e %U %S' -o "$TMP/time" "$WORKLOAD" --threads 2 \
+				--work "$WORK" >/dev/null 2>"$TMP/err" ;;
+		perf)  /usr/bin/time -f '%e %U %S' -o "$TMP/time" perf record -q "$@" -o "$out" \
+				-- "$WORKLOAD" --threads 2 --work "$WORK" >/dev/null 2>"$TMP/err" ;;
+		amber) /usr/bin/time -f '%e %U %S' -o "$TMP/time" "$REC" "$@" -o "$out" \
+				-- "$WORKLOAD" --threads 2 --work "$WORK" >/dev/null 2>"$TMP/err" ;;
+		esac
+		rc=$?
+		if [ $rc != 0 ]; then
+			echo "bench record: $label: exit status $rc: $(tail -n 2 "$TMP/err")" >&2
+			echo "? ? ? ? ?" >>"$TMP/runs"
+			r=$((r + 1))
+			continue
+		fi
+		t=$(tail -n 1 "$TMP/time" | awk '{ printf "%.2f %.2f", $1, $2 + $3 }')
+		case $tool in
+		bare)  c="- -"; bytes=- ;;
+		perf)  c=$(perf_counts "$out"); bytes=$(wc -c <"$out") ;;
+		amber) c=$(amber_counts "$out" "$TMP/err"); bytes=$(wc -c <"$out") ;;
+		esac
+		echo "$t $c $bytes" >>"$TMP/runs"
+		rm -f "$out" "$out.old"
+		r=$((r + 1))
+	done
+	row=$label
+	for col in 1 2 3 4 5; do
+		if [ "$tool" = bare ] && [ $col -gt 2 ]; then
+			row="$row -"
+		else
+			row="$row $(awk -v c=$col '{ print $c }' "$TMP/runs" | median)"
+		fi
+	done
+	echo "$row" >>"$TMP/rows"
+}
+
+# --- the table ---------------------------------------------------------------------
+
+# print_table: the rows of $TMP/rows with ratios to the bare run, then the
+# amber/perf and amber/perf-z ratios for each configuration.
+print_table() {
+	awk '
+	function ratio(a, b) { return (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
+	function bps(bytes, s) { return (bytes ~ /^[0-9]+$/ && s ~ /^[0-9]+$/ && s > 0) ? sprintf("%.0f", bytes / s) : "-" }
+	{
+		n++; label[n] = $1; wall[$1] = $2; cpu[$1] = $3; smp[$1] = $4; lost[$1] = $5; size[$1] = $6
+	}
+	END {
+		fmt = "%-20s %8s %6s %8s %6s %9s %8s %12s %9s\n"
+		printf fmt, "run", "wall s", "xbare", "cpu s", "xbare", "samples", "lost", "bytes", "B/sample"
+		for (i = 1; i <= n; i++) {
+			l = label[i]
+			if (wall[l] == "missing") {
+				printf "%-20s %s\n", l, "missing: amber-rec is not built"
+				continue
+			}
+			printf fmt, l, wall[l], ratio(wall[l], wall["bare"]), cpu[l], ratio(cpu[l], cpu["bare"]),
+				smp[l], lost[l], size[l], bps(size[l], smp[l])
+		}
+		printf "\n%-20s %8s %8s %8s %8s %12s %12s\n", "amber/perf", "wall", "cpu",
+			"samples", "bytes", "B/sample", "bytes/perf-z"
+		for (i = 1; i <= n; i++) {
+			l = label[i]
+			if (l !~ /^amber-/) continue
+			c = substr(l, 7)
+			p = "perf-" c; z = "perf-z-" c
+			if (wall[l] == "missing" || !(p in wall)) continue
+			printf "%-20s %8s %8s %8s %8s %12s %12s\n", c, ratio(wall[l], wall[p]),
+				ratio(cpu[l], cpu[p]), ratio(smp[l], smp[p]), ratio(size[l], size[p]),
+				ratio(bps(size[l], smp[l]), bps(size[p], smp[p])), ratio(size[l], size[z])
+		}
+	}' "$TMP/rows"
+}
+
+: >"$TMP/rows"
+echo "bench record: workload --threads 2 --work $WORK, median of $REPEAT runs, $(nproc) CPUs"
+[ $have_perf = yes ] || echo "bench record: perf is not installed or cannot record: perf rows skipped"
+[ $have_amber = yes ] || echo "bench record: amber-rec is missing ($REC): amber rows skipped"
+
+measure bare bare
+for cfg in fp dwarf dwarf10; do
+	case $cfg in
+	fp)      set -- -e cpu-clock -F 4000 -g ;;
+	dwarf)   set -- -e cpu-clock -F 999 --call-graph dwarf ;;
+	dwarf10) set -- -e cpu-clock -F 10000 --call-graph dwarf ;;
+	esac
+	echo "bench record: $cfg: $*" >&2
+	if [ $have_perf = yes ]; then
+		measure "perf-$cfg" perf "$@"
+		measure "perf-z-$cfg" perf -z "$@"
+	fi
+	if [ $have_amber = yes ]; then
+		measure "amber-$cfg" amber "$@"
+	else
+		echo "amber-$cfg missing" >>"$TMP/rows"
+	fi
+done
+echo
+print_table

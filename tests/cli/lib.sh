@@ -1,0 +1,197 @@
+# tests/cli/lib.sh - shared helpers for the CLI tests (POSIX sh).
+# shellcheck shell=sh disable=SC2034 # the variables are for the sourcing scripts
+#
+# Sourced by tests/cli/test_*.sh:   . "$(dirname "$0")/lib.sh"
+#
+# Sets
+#   ROOT  the repository          B     the build directory ($AMB_BUILD or build/)
+#   REC   $B/amber-rec            ANA   $B/amber-analyze
+#   PROG  $B/programs (workload, workload-nofp, spinner, forker)
+#   T     a private temporary directory, removed on exit
+#
+# Result lines, counted by tests/run_all.sh:
+#   ok NAME              "ok NAME"
+#   fail NAME [DETAIL]   "FAIL NAME: DETAIL"
+#   skip NAME REASON     "skip NAME: REASON"
+# A script ends with `finish`, which exits 1 if any test failed.
+#
+# Guards print the skip line themselves and return 1, so a test reads
+#   need_perf mytest || return 0
+#
+# Background processes started with `bg_start` are killed on exit.
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${AMB_BUILD:-$ROOT/build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+REC=$B/amber-rec
+ANA=$B/amber-analyze
+PROG=$B/programs
+
+_lib_failed=0
+_lib_bg_pids=""
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/amber-cli.XXXXXX") || {
+	echo "FAIL lib: cannot create a temporary directory"
+	exit 1
+}
+
+_lib_cleanup() {
+	for _p in $_lib_bg_pids; do
+		kill -TERM "$_p" 2>/dev/null
+	done
+	for _p in $_lib_bg_pids; do
+		wait "$_p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap _lib_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+ok() {
+	echo "ok $1"
+}
+
+fail() {
+	_lib_failed=$((_lib_failed + 1))
+	if [ $# -gt 1 ]; then
+		_n=$1
+		shift
+		echo "FAIL $_n: $*"
+	else
+		echo "FAIL $1"
+	fi
+}
+
+skip() {
+	_n=$1
+	shift
+	echo "skip $_n: ${*:-no reason given}"
+}
+
+# finish: the last line of a test script; exit status 1 if anything failed.
+finish() {
+	[ "$_lib_failed" = 0 ]
+	exit $?
+}
+
+# run_timeout SECS CMD...: run CMD, killed after SECS (exit 124) and, if it
+# ignores SIGTERM, SIGKILLed 5 s later.
+run_timeout() {
+	_s=$1
+	shift
+	timeout --kill-after=5 "$_s" "$@"
+}
+
+# bg_start OUTFILE CMD...: start CMD in the background with stdout in
+# OUTFILE; its pid is in $BG_PID and it is killed when the script exits.
+bg_start() {
+	_out=$1
+	shift
+	"$@" >"$_out" 2>"$_out.err" &
+	BG_PID=$!
+	_lib_bg_pids="$_lib_bg_pids $BG_PID"
+}
+
+# wait_for_line FILE SECS: wait until FILE has a first line (e.g. a pid
+# printed by spinner); prints it, or returns 1 after SECS seconds.
+wait_for_line() {
+	_i=0
+	while [ "$_i" -lt $(($2 * 10)) ]; do
+		if [ -s "$1" ] && _l=$(head -n 1 "$1") && [ -n "$_l" ]; then
+			case $(tail -c 1 "$1" | od -An -c) in
+			*'\n'*) echo "$_l"; return 0 ;;
+			esac
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# --- guards: print "skip NAME: reason" and return 1 when unmet -------------
+
+need_root() {
+	[ "$(id -u)" = 0 ] && return 0
+	skip "$1" "needs root"
+	return 1
+}
+
+# need_cmd NAME CMD
+need_cmd() {
+	command -v "$2" >/dev/null 2>&1 && return 0
+	skip "$1" "$2 not installed"
+	return 1
+}
+
+# need_file NAME PATH: PATH must exist and be executable (a built binary).
+need_file() {
+	[ -x "$2" ] && return 0
+	skip "$1" "$2 not built"
+	return 1
+}
+
+need_rec() {
+	need_file "$1" "$REC"
+}
+
+need_ana() {
+	need_file "$1" "$ANA"
+}
+
+# need_perf NAME: perf is installed and `perf record -e cpu-clock true` works.
+# The probe runs once per script.
+_lib_perf_state=""
+need_perf() {
+	if [ -z "$_lib_perf_state" ]; then
+		if ! command -v perf >/dev/null 2>&1; then
+			_lib_perf_state="perf not installed"
+		elif ! run_timeout 30 perf record -q -e cpu-clock -o "$T/.perf-probe.data" \
+			true >"$T/.perf-probe.log" 2>&1; then
+			_lib_perf_state="perf record -e cpu-clock fails: $(head -n 1 "$T/.perf-probe.log")"
+		else
+			_lib_perf_state=yes
+		fi
+		rm -f "$T/.perf-probe.data" "$T/.perf-probe.data.old"
+	fi
+	[ "$_lib_perf_state" = yes ] && return 0
+	skip "$1" "$_lib_perf_state"
+	return 1
+}
+
+# tracefs_dir: print the tracefs mount point, mounting tracefs at
+# /sys/kernel/tracing if it is missing and we are root; returns 1 if none.
+tracefs_dir() {
+	for _d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		if [ -e "$_d/events" ]; then
+			echo "$_d"
+			return 0
+		fi
+	done
+	[ "$(id -u)" = 0 ] || return 1
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || return 1
+	[ -e /sys/kernel/tracing/events ] || return 1
+	echo /sys/kernel/tracing
+}
+
+# mount_tracefs NAME: make tracepoints usable, or print a skip line.
+mount_tracefs() {
+	tracefs_dir >/dev/null && return 0
+	skip "$1" "tracefs is not mounted and cannot be mounted"
+	return 1
+}
+
+# --- perf helpers -------------------------------------------------------------
+
+# perf_self_pct DATA SYM: self-time percentage of symbol SYM in perf data
+# file DATA (0 when absent), summed over every line that names it.
+perf_self_pct() {
+	perf report -i "$1" --stdio --no-children --sort sym -g none 2>/dev/null |
+		awk -v s="$2" '$1 ~ /%$/ && $NF == s { sub("%", "", $1); t += $1 }
+			END { printf "%.2f\n", t + 0 }'
+}
+
+# in_range VALUE LO HI: LO <= VALUE <= HI, decimals allowed.
+in_range() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v + 0 >= lo + 0 && v + 0 <= hi + 0) }'
+}

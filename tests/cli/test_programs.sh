@@ -1,0 +1,277 @@
+#!/bin/sh
+# tests/cli/test_programs.sh - the bundled test programs behave as
+# testdata/programs/README.md says: they run, exit 0, give stable checksums,
+# keep the documented call tree, and --mix moves the work split perf sees.
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+SRC=$ROOT/testdata/programs
+W=$PROG/workload
+WNOFP=$PROG/workload-nofp
+
+t_built() {
+	_missing=""
+	for p in workload workload-nofp spinner forker; do
+		[ -x "$PROG/$p" ] || _missing="$_missing $p"
+	done
+	if [ -n "$_missing" ]; then
+		fail programs_built "missing in $PROG:$_missing (run 'make programs')"
+		return
+	fi
+	ok programs_built
+}
+
+t_help() {
+	for p in workload workload-nofp spinner forker; do
+		[ -x "$PROG/$p" ] || continue
+		if ! out=$(run_timeout 10 "$PROG/$p" --help 2>&1); then
+			fail programs_help "$p --help exited non-zero"
+			return
+		fi
+		case $out in
+		usage:*) ;;
+		*) fail programs_help "$p --help prints no usage line"; return ;;
+		esac
+	done
+	ok programs_help
+}
+
+t_bad_option() {
+	need_file workload_bad_option "$W" || return 0
+	run_timeout 10 "$W" --no-such-option >/dev/null 2>&1
+	rc1=$?
+	run_timeout 10 "$W" --mix 1,2 >/dev/null 2>&1
+	rc2=$?
+	run_timeout 10 "$W" --threads 0 >/dev/null 2>&1
+	rc3=$?
+	if [ $rc1 = 2 ] && [ $rc2 = 2 ] && [ $rc3 = 2 ]; then
+		ok workload_bad_option
+	else
+		fail workload_bad_option "exit codes $rc1 $rc2 $rc3, expected 2 2 2"
+	fi
+}
+
+checksum() {
+	run_timeout 60 "$@" 2>"$T/err" | sed -n 's/^workload: checksum \(0x[0-9a-f]\{16\}\)$/\1/p'
+}
+
+t_checksum() {
+	need_file workload_checksum "$W" || return 0
+	need_file workload_checksum "$WNOFP" || return 0
+	a=$(checksum "$W" --work 20)
+	b=$(checksum "$W" --work 20)
+	c=$(checksum "$WNOFP" --work 20)
+	d=$(checksum "$W" --work 20 --mix 1,0,0)
+	e=$(checksum "$W" --work 20 --mix 0,1,0)
+	f=$(checksum "$W" --work 20 --threads 3)
+	if [ -z "$a" ]; then
+		fail workload_checksum "no checksum line: $(head -n 2 "$T/err")"
+	elif [ "$a" != "$b" ]; then
+		fail workload_checksum "two identical runs differ: $a $b"
+	elif [ "$a" != "$c" ]; then
+		fail workload_checksum "workload and workload-nofp differ: $a $c"
+	elif [ -z "$d" ] || [ "$d" = "$e" ] || [ "$d" = "$a" ]; then
+		fail workload_checksum "--mix does not change the checksum: $a $d $e"
+	elif [ -z "$f" ] || [ "$f" = "$a" ]; then
+		fail workload_checksum "--threads 3 gives the checksum of 2 threads: $f"
+	else
+		ok workload_checksum
+	fi
+}
+
+# The functions tests look for exist as symbols in both builds; mix_inline
+# does not (it is always inlined) but DWARF describes it as inlined.
+t_symbols() {
+	need_cmd workload_symbols nm || return 0
+	need_cmd workload_symbols readelf || return 0
+	need_file workload_symbols "$W" || return 0
+	for bin in "$W" "$WNOFP"; do
+		syms=$(nm "$bin" | awk '$2 ~ /^[tT]$/ { print $3 }')
+		for s in worker_main run_mix hot_a hot_b hot_c level1 level2 level3 level4 \
+			sort_items cmp_items syscall_phase sleep_phase; do
+			if ! printf '%s\n' "$syms" | grep -qx "$s"; then
+				fail workload_symbols "$(basename "$bin"): no function symbol $s"
+				return
+			fi
+		done
+		if printf '%s\n' "$syms" | grep -q '^mix_inline'; then
+			fail workload_symbols "$(basename "$bin"): mix_inline was not inlined"
+			return
+		fi
+		# The DIE that names mix_inline, then an inlined instance of it.
+		readelf --debug-dump=info "$bin" >"$T/info.txt" 2>/dev/null
+		die=$(awk '/^ *<[0-9]+><[0-9a-f]+>:/ { split($1, a, /[<>]/); die = a[4] }
+			/DW_AT_name *:.* mix_inline$/ { print die; exit }' "$T/info.txt")
+		if [ -z "$die" ] || ! awk -v o="<0x$die>" '
+			/^ *<[0-9]+><[0-9a-f]+>:/ { inl = /DW_TAG_inlined_subroutine/ }
+			inl && /DW_AT_abstract_origin/ && $NF == o { f = 1 }
+			END { exit !f }' "$T/info.txt"; then
+			fail workload_symbols "$(basename "$bin"): no DW_TAG_inlined_subroutine for mix_inline"
+			return
+		fi
+	done
+	n=$(grep -c '/\* HOT-LOOP \*/' "$SRC/workload.c")
+	if [ "$n" != 1 ]; then
+		fail workload_symbols "workload.c has $n '/* HOT-LOOP */' markers, expected 1"
+		return
+	fi
+	ok workload_symbols
+}
+
+t_thread_names() {
+	need_file workload_thread_names "$W" || return 0
+	bg_start "$T/tn.out" "$W" --work 400
+	pid=$BG_PID
+	names=""
+	i=0
+	while [ $i -lt 50 ]; do
+		names=$(cat /proc/"$pid"/task/*/comm 2>/dev/null | sort | tr '\n' ' ')
+		case $names in *worker-0*worker-1*) break ;; esac
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	case $names in
+	*worker-0*worker-1*workload*) ok workload_thread_names ;;
+	*) fail workload_thread_names "threads seen: '$names'" ;;
+	esac
+}
+
+t_syscalls_sleep() {
+	need_file workload_syscalls "$W" || return 0
+	if ! out=$(run_timeout 60 "$W" --work 0 --syscalls 20000 --sleep-ms 20 2>&1); then
+		fail workload_syscalls "exited non-zero: $out"
+		return
+	fi
+	need_perf workload_syscalls || return 0
+	mount_tracefs workload_syscalls || return 0
+	# Two workers, each 20000 getppid and 20 sleeps of 1 ms.
+	run_timeout 60 perf stat -x, -e syscalls:sys_enter_getppid -e sched:sched_switch \
+		-o "$T/stat.csv" "$W" --work 0 --syscalls 20000 --sleep-ms 20 >/dev/null 2>&1
+	getppid=$(awk -F, '$3 == "syscalls:sys_enter_getppid" { print $1 }' "$T/stat.csv")
+	switches=$(awk -F, '$3 == "sched:sched_switch" { print $1 }' "$T/stat.csv")
+	if [ -z "$getppid" ] || [ -z "$switches" ]; then
+		fail workload_syscalls "perf stat gave no counts: $(grep -v '^#' "$T/stat.csv" | head -n 3)"
+	elif [ "$getppid" -lt 40000 ] || [ "$getppid" -gt 40100 ]; then
+		fail workload_syscalls "getppid count $getppid, expected 40000"
+	elif [ "$switches" -lt 40 ]; then
+		fail workload_syscalls "only $switches sched_switch events, expected >= 40"
+	else
+		ok workload_syscalls
+	fi
+}
+
+# --mix moves the self-time split perf measures (README.md's numbers).
+t_mix_split() {
+	need_file workload_mix_split "$W" || return 0
+	need_perf workload_mix_split || return 0
+	run_timeout 120 perf record -q -e cpu-clock -F 999 -o "$T/mix1.data" \
+		"$W" --work 60 >/dev/null 2>&1
+	run_timeout 120 perf record -q -e cpu-clock -F 999 -o "$T/mix2.data" \
+		"$W" --work 60 --mix 2,3,5 >/dev/null 2>&1
+	a1=$(perf_self_pct "$T/mix1.data" hot_a)
+	b1=$(perf_self_pct "$T/mix1.data" hot_b)
+	a2=$(perf_self_pct "$T/mix2.data" hot_a)
+	b2=$(perf_self_pct "$T/mix2.data" hot_b)
+	detail="default hot_a $a1% hot_b $b1%, --mix 2,3,5 hot_a $a2% hot_b $b2%"
+	if in_range "$a1" 40 60 && in_range "$b1" 22 38 &&
+	   in_range "$a2" 14 26 && in_range "$b2" 22 38; then
+		ok workload_mix_split
+	else
+		fail workload_mix_split "$detail"
+	fi
+}
+
+# The hottest line of hot_a is the one marked HOT-LOOP.
+t_hot_loop_line() {
+	need_file workload_hot_loop "$W" || return 0
+	need_perf workload_hot_loop || return 0
+	[ -s "$T/mix1.data" ] || run_timeout 120 perf record -q -e cpu-clock -F 999 \
+		-o "$T/mix1.data" "$W" --work 60 >/dev/null 2>&1
+	want=$(grep -n '/\* HOT-LOOP \*/' "$SRC/workload.c" | cut -d: -f1)
+	got=$(perf report -i "$T/mix1.data" --stdio --no-children --sort sym,srcline -g none \
+		2>/dev/null | awk '$1 ~ /%$/ && $3 == "hot_a" { print $4; exit }')
+	if [ "$got" = "workload.c:$want" ]; then
+		ok workload_hot_loop
+	else
+		fail workload_hot_loop "hottest line of hot_a is '$got', expected workload.c:$want"
+	fi
+}
+
+# DWARF unwinding from cmp_items (called by libc's qsort) reaches hot_c
+# through the documented chain, in the build without frame pointers.
+t_dwarf_chain() {
+	need_file workload_dwarf_chain "$WNOFP" || return 0
+	need_perf workload_dwarf_chain || return 0
+	run_timeout 120 perf record -q -e cpu-clock -F 999 --call-graph dwarf \
+		-o "$T/dwarf.data" "$WNOFP" --threads 1 --work 200 --mix 0,0,1 >/dev/null 2>&1
+	chain=$(run_timeout 120 perf script -i "$T/dwarf.data" -F ip,sym 2>/dev/null |
+		awk 'NF == 0 { if (s ~ /^ cmp_items .* hot_c run_mix worker_main/) { print s; exit } s = ""; next }
+		     { s = s " " $2 }')
+	case $chain in
+	*" cmp_items "*qsort*" sort_items level4 level3 level2 level1 hot_c run_mix worker_main"*)
+		ok workload_dwarf_chain ;;
+	*) fail workload_dwarf_chain "no sample unwinds cmp_items -> ... -> worker_main: '$chain'" ;;
+	esac
+}
+
+t_spinner() {
+	need_file spinner "$PROG/spinner" || return 0
+	bg_start "$T/spin.out" run_timeout 30 "$PROG/spinner" --seconds 20
+	if ! pid=$(wait_for_line "$T/spin.out" 10); then
+		fail spinner "printed no pid within 10 s: $(cat "$T/spin.out.err")"
+		return
+	fi
+	maps=$(cat /proc/"$pid"/maps 2>/dev/null)
+	kill -TERM "$pid"
+	wait "$BG_PID"
+	rc=$?
+	case $maps in
+	*libm.so.6*) ;;
+	*) fail spinner "libm.so.6 not mapped in pid $pid"; return ;;
+	esac
+	if [ $rc != 0 ]; then
+		fail spinner "exit status $rc after SIGTERM: $(cat "$T/spin.out.err")"
+		return
+	fi
+	if ! run_timeout 10 "$PROG/spinner" --seconds 1 >/dev/null 2>&1; then
+		fail spinner "--seconds 1 did not exit 0 within 10 s"
+		return
+	fi
+	ok spinner
+}
+
+t_forker() {
+	need_file forker "$PROG/forker" || return 0
+	if ! out=$(run_timeout 60 "$PROG/forker" --children 3 --work 20 2>&1); then
+		fail forker "exited non-zero: $out"
+		return
+	fi
+	[ "$out" = "forker: 3 children done" ] || { fail forker "output: $out"; return; }
+	need_perf forker || return 0
+	run_timeout 60 perf record -q -e cpu-clock -F 999 -o "$T/fork.data" \
+		"$PROG/forker" --children 2 --work 50 >/dev/null 2>&1
+	syms=$(perf report -i "$T/fork.data" --stdio --no-children --sort sym -g none 2>/dev/null)
+	for s in parent_work forked_work exec_work; do
+		if ! printf '%s\n' "$syms" | awk -v s="$s" '$NF == s { f = 1 } END { exit !f }'; then
+			fail forker "perf saw no samples in $s (children not followed?)"
+			return
+		fi
+	done
+	ok forker
+}
+
+t_built
+t_help
+t_bad_option
+t_checksum
+t_symbols
+t_thread_names
+t_syscalls_sleep
+t_mix_split
+t_hot_loop_line
+t_dwarf_chain
+t_spinner
+t_forker
+finish
