@@ -126,6 +126,7 @@ struct amb_writer_opts {
 	uint8_t producer_word_size; /* sizeof(long) when 0 */
 	uint16_t producer_machine;  /* host e_machine when 0 */
 	const uint8_t *uuid;        /* 16 bytes, or NULL for a random one */
+	uint64_t created_ns;        /* file header created_ns; 0 = now */
 };
 
 /* Fill @o with the defaults documented above. */
@@ -275,7 +276,7 @@ void amb_payload_free(struct amb_payload *p);
 
 /*
  * Read block @i, check its payload checksum, decompress it into @p and
- * point *data/*len at the raw payload (valid until the next load into @p).
+ * point *data and *len at the raw payload (valid until the next load into @p).
  * Errors: -EINVAL for a bad @i, -errno from pread, -AMB_E_TRUNCATED,
  * -AMB_E_PAYLOAD_CHECKSUM, -AMB_E_CODEC, -AMB_E_DECOMPRESS, -ENOMEM.  The
  * message of the last error, naming block and offset, is in

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format/format_internal.h - declarations shared by the files of format/.
+ *
+ * Not installed and not for other modules: record/ and analyze/ use only
+ * format/format.h.  Test tools may include it to build damaged files.
+ */
+#ifndef AMB_FORMAT_INTERNAL_H
+#define AMB_FORMAT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "format/format.h"
+
+/* Size of the TRAILER block: header plus payload (FORMAT.md §6). */
+#define AMB_TRAILER_BLOCK_SIZE (AMB_BLOCK_HDR_SIZE + AMB_TRAILER_PAYLOAD)
+/* INDEX payload prefix: entry_size and a reserved u32 (FORMAT.md §6). */
+#define AMB_INDEX_PREFIX 8u
+/* Cap on the block header length field (FORMAT.md §3). */
+#define AMB_BLOCK_HDR_MAX 4096u
+
+/* A block header with every field decoded (FORMAT.md §3). */
+struct amb_block_hdr {
+	uint16_t header_len;
+	uint16_t type;
+	uint8_t codec;
+	uint8_t flags;
+	uint16_t reserved;
+	uint32_t stream;
+	uint64_t seq;
+	uint64_t raw_size;
+	uint64_t stored_size;
+	uint64_t record_count;
+	uint64_t first_time;
+	uint64_t last_time;
+	uint64_t payload_checksum;
+};
+
+/* ---- header.c ------------------------------------------------------------ */
+
+/* Encode @h into the 64-byte version 1.0 file header @buf, checksum included. */
+void amb_file_hdr_encode(const struct amb_file_header *h, uint8_t buf[AMB_FILE_HDR_SIZE]);
+
+/*
+ * Decode and check the file header in the first @avail bytes of @buf
+ * (FORMAT.md §2, §7 step 1).  Returns 0, -AMB_E_TRUNCATED when @avail is
+ * shorter than the header, -AMB_E_MAGIC, -AMB_E_VERSION, -AMB_E_CORRUPT
+ * (header_len, producer fields) or -AMB_E_HDR_CHECKSUM; @why (may be NULL)
+ * receives a message naming the field.
+ */
+int amb_file_hdr_decode(const uint8_t *buf, size_t avail, struct amb_file_header *h,
+			char *why, size_t why_len);
+
+/* Encode @h as an 80-byte block header into @buf and checksum it. */
+void amb_block_hdr_encode(const struct amb_block_hdr *h, uint8_t buf[AMB_BLOCK_HDR_SIZE]);
+
+/*
+ * Decode and check the block header at the start of the @avail bytes of @buf
+ * (FORMAT.md §3, §7 step 4): magic, header_len, header checksum (before any
+ * other field is trusted), reserved, the size caps and first_time <=
+ * last_time.  Returns 0, -AMB_E_TRUNCATED when @avail does not hold the
+ * header, or the -AMB_E_* of the first broken rule with a message in @why
+ * (may be NULL).
+ */
+int amb_block_hdr_decode(const uint8_t *buf, size_t avail, struct amb_block_hdr *h,
+			 char *why, size_t why_len);
+
+/* Fill @bi from the decoded header @h found at @offset. */
+void amb_block_info_from_hdr(struct amb_block_info *bi, const struct amb_block_hdr *h,
+			     uint64_t offset);
+
+/* Encode @bi as one 64-byte INDEX entry (FORMAT.md §6) into @buf. */
+void amb_index_entry_encode(const struct amb_block_info *bi, uint8_t buf[AMB_INDEX_ENTRY_SIZE]);
+/* Decode one INDEX entry; @buf holds at least AMB_INDEX_ENTRY_SIZE bytes. */
+void amb_index_entry_decode(const uint8_t *buf, struct amb_block_info *bi);
+
+/* XXH3-64, seed 0, of @len bytes: the one checksum of the format (§1). */
+uint64_t amb_checksum(const void *p, size_t len);
+
+/* ---- io (header.c) ------------------------------------------------------- */
+
+/* pread exactly @n bytes at @off, retrying on EINTR and short reads.
+ * Returns the number of bytes read (< @n only at end of file) or -errno. */
+ssize_t amb_pread_full(int fd, void *buf, size_t n, uint64_t off);
+
+/* ---- reader.c ------------------------------------------------------------ */
+
+/*
+ * Like amb_reader_open(), and on a fatal file header error also a message
+ * naming the field in @why ("file header: bad magic ...").
+ */
+int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **out,
+			char *why, size_t why_len);
+
+/* The stored (still encoded) payload of the last successful load into @p. */
+const uint8_t *amb_payload_stored(const struct amb_payload *p, size_t *len);
+
+/* Offset just past the last readable block (file header end if none). */
+uint64_t amb_reader_data_end(const struct amb_reader *r);
+
+/* ---- writer.c ------------------------------------------------------------ */
+
+/*
+ * Write one block whose payload is already stored with @codec (salvage
+ * copies payloads verbatim): @raw_size is its decoded size.  Only for a
+ * writer opened with threads = 0.  Errors as amb_writer_append().
+ */
+int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_desc *d,
+			     uint8_t codec, uint64_t raw_size, const void *stored,
+			     size_t stored_len);
+
+#endif /* AMB_FORMAT_INTERNAL_H */

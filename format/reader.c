@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: MIT
+/*
+ * format/reader.c - open an .amber file, list its blocks through the index
+ * or by scanning, and load payloads (FORMAT.md §6, §7).
+ */
+#include "format/format_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "common/common.h"
+
+/* Resynchronisation reads the file in windows of this size. */
+#define RESYNC_WINDOW (256u << 10)
+
+struct amb_reader {
+	int fd;
+	unsigned flags;
+	uint64_t file_size;
+	uint64_t data_end;
+	struct amb_file_header hdr;
+	bool indexed;
+	struct amb_block_info *blocks;
+	size_t nblocks, blocks_cap;
+	struct amb_problem *problems;
+	size_t nproblems, problems_cap;
+};
+
+struct amb_payload {
+	uint8_t *in;           /* block header + stored payload */
+	size_t in_cap;
+	uint8_t *out;          /* decoded payload */
+	size_t out_cap;
+	const uint8_t *stored; /* stored payload of the last good load */
+	size_t stored_len;
+	ZSTD_DCtx *dctx;
+	char errmsg[240];
+};
+
+/* True for -AMB_E_*: damage to report and step over, not a system error. */
+static bool is_format_error(int err)
+{
+	return err <= -AMB_E_BASE && err > -AMB_E_END;
+}
+
+/* Record a problem and pass it to the warning callback (§7: every problem
+ * names the block and the offset, which the caller puts in @fmt). */
+static void add_problem(struct amb_reader *r, uint64_t block, uint64_t offset, int err,
+			const char *fmt, ...) AMB_PRINTF(5, 6);
+static void add_problem(struct amb_reader *r, uint64_t block, uint64_t offset, int err,
+			const char *fmt, ...)
+{
+	struct amb_problem *pb;
+	va_list ap;
+
+	if (r->nproblems == r->problems_cap) {
+		size_t cap = r->problems_cap ? r->problems_cap * 2 : 8;
+		struct amb_problem *p = realloc(r->problems, cap * sizeof(*p));
+
+		if (!p) {
+			amb_warn("out of memory recording a problem of the file");
+			return;
+		}
+		r->problems = p;
+		r->problems_cap = cap;
+	}
+	pb = &r->problems[r->nproblems++];
+	pb->block = block;
+	pb->offset = offset;
+	pb->err = err;
+	va_start(ap, fmt);
+	vsnprintf(pb->msg, sizeof(pb->msg), fmt, ap);
+	va_end(ap);
+	amb_warn("%s", pb->msg);
+}
+
+static int add_block(struct amb_reader *r, const struct amb_block_info *bi)
+{
+	if (r->nblocks == r->blocks_cap) {
+		size_t cap = r->blocks_cap ? r->blocks_cap * 2 : 64;
+		struct amb_block_info *p = realloc(r->blocks, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->blocks = p;
+		r->blocks_cap = cap;
+	}
+	r->blocks[r->nblocks++] = *bi;
+	return 0;
+}
+
+/*
+ * §7 step 4: search forward from @from, byte by byte, for the next offset
+ * holding a valid block header.  Returns it, UINT64_MAX when there is none,
+ * or a negative error in *err.
+ */
+static uint64_t reader_resync(struct amb_reader *r, uint64_t from, uint8_t *win, int *err)
+{
+	uint8_t magic[4];
+	uint64_t off = from;
+
+	amb_put_le32(magic, AMB_BLOCK_MAGIC);
+	*err = 0;
+	while (off < r->file_size) {
+		size_t want = (size_t)AMB_MIN((uint64_t)RESYNC_WINDOW, r->file_size - off);
+		ssize_t n = amb_pread_full(r->fd, win, want, off);
+		size_t limit, i = 0;
+		bool last;
+
+		if (n < 0) {
+			*err = (int)n;
+			return UINT64_MAX;
+		}
+		last = off + (uint64_t)n >= r->file_size || (size_t)n < want;
+		/* Candidates past limit may lack bytes of their header: they are
+		 * looked at again from the next window. */
+		limit = last ? (size_t)n : (size_t)n - AMB_BLOCK_HDR_MAX;
+		while (i < limit) {
+			const uint8_t *p = memmem(win + i, (size_t)n - i, magic, sizeof(magic));
+			struct amb_block_hdr h;
+			size_t pos;
+
+			if (!p)
+				break;
+			pos = (size_t)(p - win);
+			if (pos >= limit)
+				break;
+			if (amb_block_hdr_decode(p, (size_t)n - pos, &h, NULL, 0) == 0)
+				return off + pos;
+			i = pos + 1;
+		}
+		if (last)
+			break;
+		off += limit;
+	}
+	return UINT64_MAX;
+}
+
+/* §7 step 3: scan block headers forward from the end of the file header. */
+static int reader_scan(struct amb_reader *r)
+{
+	uint8_t *buf = malloc(AMB_MAX(RESYNC_WINDOW, AMB_BLOCK_HDR_MAX));
+	uint64_t off = r->hdr.header_len;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	r->nblocks = 0;
+	r->indexed = false;
+	r->data_end = off;
+	while (off < r->file_size) {
+		size_t want = (size_t)AMB_MIN((uint64_t)AMB_BLOCK_HDR_MAX, r->file_size - off);
+		struct amb_block_info bi;
+		struct amb_block_hdr h;
+		char why[160];
+		uint64_t end;
+		ssize_t n;
+
+		n = amb_pread_full(r->fd, buf, want, off);
+		if (n < 0) {
+			err = (int)n;
+			goto out;
+		}
+		err = amb_block_hdr_decode(buf, (size_t)n, &h, why, sizeof(why));
+		if (err == -AMB_E_TRUNCATED) {
+			add_problem(r, r->nblocks, off, err,
+				    "block %zu at offset %llu: torn: header ends beyond end of file %llu",
+				    r->nblocks, (unsigned long long)off,
+				    (unsigned long long)r->file_size);
+			err = 0;
+			break;
+		}
+		if (err) {
+			add_problem(r, r->nblocks, off, err, "block %zu at offset %llu: %s",
+				    r->nblocks, (unsigned long long)off, why);
+			off = reader_resync(r, off + 1, buf, &err);
+			if (err)
+				goto out;
+			if (off == UINT64_MAX)
+				break;
+			continue;
+		}
+		/* Sizes are capped by amb_block_hdr_decode(): no overflow. */
+		end = off + h.header_len + h.stored_size;
+		if (end > r->file_size) {
+			add_problem(r, r->nblocks, off, -AMB_E_TRUNCATED,
+				    "block %zu at offset %llu: torn: payload ends at %llu beyond end of file %llu",
+				    r->nblocks, (unsigned long long)off, (unsigned long long)end,
+				    (unsigned long long)r->file_size);
+			break;
+		}
+		amb_block_info_from_hdr(&bi, &h, off);
+		err = add_block(r, &bi);
+		if (err)
+			goto out;
+		off = end;
+		r->data_end = end;
+	}
+out:
+	free(buf);
+	return err;
+}
+
+/*
+ * Read, check and decode block @bi (numbered @i) into @p.  The header is
+ * read with the payload in one pread and compared with @bi, so a block
+ * listed by a damaged index cannot be mistaken for another.
+ */
+static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, size_t i,
+			struct amb_payload *p, const void **data, size_t *len)
+{
+	unsigned long long off = bi->offset;
+	struct amb_block_hdr h;
+	uint64_t computed;
+	size_t hlen = AMB_BLOCK_HDR_SIZE, need;
+	char why[160];
+	ssize_t n;
+	int err;
+
+	p->stored = NULL;
+	p->stored_len = 0;
+	p->errmsg[0] = 0;
+	if (bi->stored_size > AMB_BLOCK_STORED_MAX || bi->raw_size > AMB_BLOCK_RAW_MAX) {
+		err = -AMB_E_TOO_BIG;
+		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: size over its cap",
+			 i, off);
+		return err;
+	}
+again:
+	need = hlen + (size_t)bi->stored_size;
+	if (bi->offset > r->file_size || need > r->file_size - bi->offset) {
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: truncated: block ends beyond end of file %llu",
+			 i, off, (unsigned long long)r->file_size);
+		return -AMB_E_TRUNCATED;
+	}
+	if (need > p->in_cap) {
+		uint8_t *q = realloc(p->in, need);
+
+		if (!q) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: out of memory for %zu bytes", i, off, need);
+			return -ENOMEM;
+		}
+		p->in = q;
+		p->in_cap = need;
+	}
+	n = amb_pread_full(r->fd, p->in, need, bi->offset);
+	if (n < 0 || (size_t)n < need) {
+		err = n < 0 ? (int)n : -AMB_E_TRUNCATED;
+		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: read: %s",
+			 i, off, amb_strerror(err));
+		return err;
+	}
+	err = amb_block_hdr_decode(p->in, need, &h, why, sizeof(why));
+	if (!err && h.header_len != hlen) {
+		/* A longer header (a later minor, §3): read again with it. */
+		hlen = h.header_len;
+		goto again;
+	}
+	if (err) {
+		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: %s", i, off, why);
+		return err;
+	}
+	if (h.seq != bi->seq || h.type != bi->type || h.codec != bi->codec ||
+	    h.stored_size != bi->stored_size || h.raw_size != bi->raw_size) {
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: block header disagrees with the index", i, off);
+		return -AMB_E_INDEX;
+	}
+	p->stored = p->in + hlen;
+	p->stored_len = (size_t)bi->stored_size;
+	computed = amb_checksum(p->stored, p->stored_len);
+	if (computed != h.payload_checksum) {
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: payload checksum mismatch (stored 0x%016llx, computed 0x%016llx)",
+			 i, off, (unsigned long long)h.payload_checksum, (unsigned long long)computed);
+		err = -AMB_E_PAYLOAD_CHECKSUM;
+		goto fail;
+	}
+
+	switch (bi->codec) {
+	case AMB_CODEC_NONE:
+		if (bi->stored_size != bi->raw_size) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: codec none with stored_size %llu != raw_size %llu",
+				 i, off, (unsigned long long)bi->stored_size,
+				 (unsigned long long)bi->raw_size);
+			err = -AMB_E_CORRUPT;
+			goto fail;
+		}
+		*data = p->stored;
+		*len = p->stored_len;
+		return 0;
+	case AMB_CODEC_ZSTD: {
+		size_t raw = (size_t)bi->raw_size, got;
+		unsigned long long fcs;
+
+		if (!p->dctx) {
+			p->dctx = ZSTD_createDCtx();
+			if (!p->dctx) {
+				err = -ENOMEM;
+				goto fail;
+			}
+		}
+		/* A frame that names its content size must name raw_size: checked
+		 * before raw_size bytes are allocated for a hostile header. */
+		fcs = ZSTD_getFrameContentSize(p->stored, p->stored_len);
+		if (fcs == ZSTD_CONTENTSIZE_ERROR ||
+		    (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != bi->raw_size)) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: zstd payload does not decode to raw_size %zu: frame announces %lld",
+				 i, off, raw, fcs == ZSTD_CONTENTSIZE_ERROR ? -1ll : (long long)fcs);
+			err = -AMB_E_DECOMPRESS;
+			goto fail;
+		}
+		if (raw + 1 > p->out_cap) {
+			uint8_t *q = realloc(p->out, raw + 1);
+
+			if (!q) {
+				snprintf(p->errmsg, sizeof(p->errmsg),
+					 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
+				err = -ENOMEM;
+				goto fail;
+			}
+			p->out = q;
+			p->out_cap = raw + 1;
+		}
+		/* The buffer is raw_size bytes: a frame decoding to more fails. */
+		got = ZSTD_decompressDCtx(p->dctx, p->out, raw, p->stored, p->stored_len);
+		if (ZSTD_isError(got) || got != raw) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: zstd payload does not decode to raw_size %zu: %s",
+				 i, off, raw, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+			err = -AMB_E_DECOMPRESS;
+			goto fail;
+		}
+		*data = p->out;
+		*len = raw;
+		return 0;
+	}
+	default:
+		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: unknown codec %u",
+			 i, off, bi->codec);
+		err = -AMB_E_CODEC;
+		goto fail;
+	}
+fail:
+	p->stored = NULL;
+	p->stored_len = 0;
+	return err;
+}
+
+/* Check the INDEX payload against the trailer; build the block list. */
+static int index_parse(struct amb_reader *r, const uint8_t *data, size_t len,
+		       uint64_t block_count, uint64_t index_offset, char *why, size_t why_len)
+{
+	uint64_t prev_end = r->hdr.header_len;
+	uint32_t entry_size;
+	int err;
+
+	if (len < AMB_INDEX_PREFIX) {
+		snprintf(why, why_len, "index payload of %zu bytes is shorter than its prefix", len);
+		return -AMB_E_INDEX;
+	}
+	entry_size = amb_get_le32(data);
+	if (entry_size < AMB_INDEX_ENTRY_SIZE || amb_get_le32(data + 4) != 0) {
+		snprintf(why, why_len, "index entry_size %u below %u or reserved field not zero",
+			 entry_size, AMB_INDEX_ENTRY_SIZE);
+		return -AMB_E_INDEX;
+	}
+	if ((len - AMB_INDEX_PREFIX) % entry_size ||
+	    (len - AMB_INDEX_PREFIX) / entry_size != block_count) {
+		snprintf(why, why_len, "index holds %zu bytes of entries, trailer says %llu blocks",
+			 len - AMB_INDEX_PREFIX, (unsigned long long)block_count);
+		return -AMB_E_INDEX;
+	}
+	r->nblocks = 0;
+	for (uint64_t k = 0; k < block_count; k++) {
+		struct amb_block_info bi;
+
+		amb_index_entry_decode(data + AMB_INDEX_PREFIX + k * entry_size, &bi);
+		/* Offset first: the sum below cannot overflow once it is known
+		 * to be below index_offset and stored_size is capped. */
+		if (bi.offset < prev_end || bi.offset > index_offset ||
+		    bi.stored_size > AMB_BLOCK_STORED_MAX || bi.raw_size > AMB_BLOCK_RAW_MAX ||
+		    bi.last_time < bi.first_time ||
+		    bi.offset + AMB_BLOCK_HDR_SIZE + bi.stored_size > index_offset) {
+			snprintf(why, why_len,
+				 "index entry %llu (offset %llu, stored_size %llu) out of order or outside the data",
+				 (unsigned long long)k, (unsigned long long)bi.offset,
+				 (unsigned long long)bi.stored_size);
+			return -AMB_E_INDEX;
+		}
+		prev_end = bi.offset + AMB_BLOCK_HDR_SIZE + bi.stored_size;
+		err = add_block(r, &bi);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * §7 step 2: use the trailer and index.  Returns 1 when they were used, 0
+ * when the file has no trailer, -AMB_E_* with @why for a damaged one, or
+ * -errno for I/O and memory errors.
+ */
+static int reader_try_index(struct amb_reader *r, char *why, size_t why_len)
+{
+	uint8_t tbuf[AMB_TRAILER_BLOCK_SIZE], ibuf[AMB_BLOCK_HDR_MAX];
+	uint64_t toff, index_offset, block_count, data_end;
+	struct amb_block_info tinfo, iinfo;
+	struct amb_payload *p = NULL;
+	struct amb_block_hdr th, ih;
+	const void *data;
+	size_t len, want;
+	ssize_t n;
+	int err;
+
+	if (r->file_size < (uint64_t)r->hdr.header_len + AMB_BLOCK_HDR_SIZE + AMB_TRAILER_BLOCK_SIZE)
+		return 0;
+	toff = r->file_size - AMB_TRAILER_BLOCK_SIZE;
+	n = amb_pread_full(r->fd, tbuf, sizeof(tbuf), toff);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < sizeof(tbuf) || amb_get_le32(tbuf) != AMB_BLOCK_MAGIC)
+		return 0;
+	err = amb_block_hdr_decode(tbuf, sizeof(tbuf), &th, why, why_len);
+	if (err)
+		return err;
+	/* A valid block that is not a trailer: the last block of an unclosed
+	 * file happens to have a 24-byte payload. */
+	if (th.type != AMB_BLOCK_TRAILER)
+		return 0;
+	if (th.header_len != AMB_BLOCK_HDR_SIZE || th.codec != AMB_CODEC_NONE ||
+	    th.stored_size != AMB_TRAILER_PAYLOAD || th.raw_size != AMB_TRAILER_PAYLOAD) {
+		snprintf(why, why_len, "trailer header has wrong sizes or codec");
+		return -AMB_E_CORRUPT;
+	}
+	if (amb_checksum(tbuf + AMB_BLOCK_HDR_SIZE, AMB_TRAILER_PAYLOAD) != th.payload_checksum) {
+		snprintf(why, why_len, "trailer payload checksum mismatch");
+		return -AMB_E_PAYLOAD_CHECKSUM;
+	}
+	index_offset = amb_get_le64(tbuf + AMB_BLOCK_HDR_SIZE);
+	block_count = amb_get_le64(tbuf + AMB_BLOCK_HDR_SIZE + 8);
+	data_end = amb_get_le64(tbuf + AMB_BLOCK_HDR_SIZE + 16);
+	if (data_end != index_offset || index_offset < r->hdr.header_len ||
+	    index_offset >= toff || block_count > (index_offset - r->hdr.header_len) / AMB_BLOCK_HDR_SIZE) {
+		snprintf(why, why_len, "trailer fields out of range (index_offset %llu, block_count %llu, data_end %llu)",
+			 (unsigned long long)index_offset, (unsigned long long)block_count,
+			 (unsigned long long)data_end);
+		return -AMB_E_INDEX;
+	}
+
+	want = (size_t)AMB_MIN((uint64_t)sizeof(ibuf), toff - index_offset);
+	n = amb_pread_full(r->fd, ibuf, want, index_offset);
+	if (n < 0)
+		return (int)n;
+	err = amb_block_hdr_decode(ibuf, (size_t)n, &ih, why, why_len);
+	if (err)
+		return err == -AMB_E_TRUNCATED ? -AMB_E_INDEX : err;
+	if (ih.type != AMB_BLOCK_INDEX || index_offset + ih.header_len + ih.stored_size != toff) {
+		snprintf(why, why_len, "no index block of the right size at offset %llu",
+			 (unsigned long long)index_offset);
+		return -AMB_E_INDEX;
+	}
+
+	p = amb_payload_new();
+	if (!p)
+		return -ENOMEM;
+	amb_block_info_from_hdr(&iinfo, &ih, index_offset);
+	err = payload_load(r, &iinfo, (size_t)block_count, p, &data, &len);
+	if (err) {
+		snprintf(why, why_len, "%.180s", p->errmsg);
+		goto out;
+	}
+	err = index_parse(r, data, len, block_count, index_offset, why, why_len);
+	if (err)
+		goto out;
+	amb_block_info_from_hdr(&tinfo, &th, toff);
+	err = add_block(r, &iinfo);
+	if (!err)
+		err = add_block(r, &tinfo);
+	if (err)
+		goto out;
+	r->data_end = r->file_size;
+	r->indexed = true;
+	err = 1;
+out:
+	amb_payload_free(p);
+	return err;
+}
+
+/* AMB_READ_VERIFY: check every payload on open; drop and report bad ones. */
+static int reader_verify_payloads(struct amb_reader *r)
+{
+	struct amb_payload *p = amb_payload_new();
+	size_t kept = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nblocks; i++) {
+		const void *data;
+		size_t len;
+		int err = payload_load(r, &r->blocks[i], i, p, &data, &len);
+
+		if (err && !is_format_error(err)) {
+			amb_payload_free(p);
+			return err;
+		}
+		if (err) {
+			add_problem(r, i, r->blocks[i].offset, err, "%s", p->errmsg);
+			continue;
+		}
+		r->blocks[kept++] = r->blocks[i];
+	}
+	r->nblocks = kept;
+	amb_payload_free(p);
+	return 0;
+}
+
+int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **out,
+			char *why, size_t why_len)
+{
+	uint8_t hbuf[AMB_FILE_HDR_MAX];
+	struct amb_reader *r;
+	struct stat sb;
+	ssize_t n;
+	int err;
+
+	*out = NULL;
+	if (why_len)
+		why[0] = 0;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->flags = flags;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0 || fstat(r->fd, &sb) < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)) {
+		err = -EINVAL;
+		goto out;
+	}
+	r->file_size = (uint64_t)sb.st_size;
+
+	n = amb_pread_full(r->fd, hbuf, (size_t)AMB_MIN(r->file_size, (uint64_t)sizeof(hbuf)), 0);
+	if (n < 0) {
+		err = (int)n;
+		goto out;
+	}
+	err = amb_file_hdr_decode(hbuf, (size_t)n, &r->hdr, why, why_len);
+	if (err)
+		goto out;
+
+	if (!(flags & AMB_READ_SCAN)) {
+		char iwhy[240];
+
+		err = reader_try_index(r, iwhy, sizeof(iwhy));
+		if (err < 0 && !is_format_error(err))
+			goto out;
+		if (err == 0)
+			add_problem(r, UINT64_MAX, r->file_size, -AMB_E_NO_TRAILER,
+				    "file of %llu bytes has no trailer (recording was not closed): blocks found by scanning",
+				    (unsigned long long)r->file_size);
+		else if (err < 0)
+			add_problem(r, UINT64_MAX, r->file_size - AMB_TRAILER_BLOCK_SIZE, err,
+				    "trailer at offset %llu: %s: blocks found by scanning",
+				    (unsigned long long)(r->file_size - AMB_TRAILER_BLOCK_SIZE), iwhy);
+	}
+	err = 0;
+	if (!r->indexed)
+		err = reader_scan(r);
+	if (!err && (flags & AMB_READ_VERIFY))
+		err = reader_verify_payloads(r);
+	if (err)
+		goto out;
+	*out = r;
+	return 0;
+out:
+	amb_reader_close(r);
+	return err;
+}
+
+int amb_reader_open(const char *path, unsigned flags, struct amb_reader **out)
+{
+	return amb_reader_open_msg(path, flags, out, NULL, 0);
+}
+
+void amb_reader_close(struct amb_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->blocks);
+	free(r->problems);
+	free(r);
+}
+
+const struct amb_file_header *amb_reader_header(const struct amb_reader *r)
+{
+	return &r->hdr;
+}
+
+uint64_t amb_reader_file_size(const struct amb_reader *r)
+{
+	return r->file_size;
+}
+
+uint64_t amb_reader_data_end(const struct amb_reader *r)
+{
+	return r->data_end;
+}
+
+bool amb_reader_indexed(const struct amb_reader *r)
+{
+	return r->indexed;
+}
+
+size_t amb_reader_block_count(const struct amb_reader *r)
+{
+	return r->nblocks;
+}
+
+const struct amb_block_info *amb_reader_block(const struct amb_reader *r, size_t i)
+{
+	return i < r->nblocks ? &r->blocks[i] : NULL;
+}
+
+size_t amb_reader_problem_count(const struct amb_reader *r)
+{
+	return r->nproblems;
+}
+
+const struct amb_problem *amb_reader_problem(const struct amb_reader *r, size_t i)
+{
+	return i < r->nproblems ? &r->problems[i] : NULL;
+}
+
+/* Blocks without timestamps (first_time = last_time = 0) are not tied to a
+ * time range and pass every time filter. */
+static bool block_matches(const struct amb_block_info *bi, const struct amb_block_filter *f)
+{
+	if (!f)
+		return true;
+	if (f->type >= 0 && bi->type != (unsigned)f->type)
+		return false;
+	if (f->stream >= 0 && bi->stream != (uint64_t)f->stream)
+		return false;
+	if (f->t1 && (bi->first_time || bi->last_time) &&
+	    (bi->first_time > f->t1 || bi->last_time < f->t0))
+		return false;
+	return true;
+}
+
+size_t amb_reader_next(const struct amb_reader *r, const struct amb_block_filter *f,
+		       size_t from)
+{
+	for (size_t i = from; i < r->nblocks; i++)
+		if (block_matches(&r->blocks[i], f))
+			return i;
+	return SIZE_MAX;
+}
+
+struct amb_payload *amb_payload_new(void)
+{
+	return calloc(1, sizeof(struct amb_payload));
+}
+
+void amb_payload_free(struct amb_payload *p)
+{
+	if (!p)
+		return;
+	ZSTD_freeDCtx(p->dctx);
+	free(p->in);
+	free(p->out);
+	free(p);
+}
+
+int amb_reader_load(struct amb_reader *r, size_t i, struct amb_payload *p,
+		    const void **data, size_t *len)
+{
+	if (!p)
+		return -EINVAL;
+	if (!r || i >= r->nblocks) {
+		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu: no such block", i);
+		return -EINVAL;
+	}
+	return payload_load(r, &r->blocks[i], i, p, data, len);
+}
+
+const char *amb_payload_errmsg(const struct amb_payload *p)
+{
+	return p->errmsg;
+}
+
+const uint8_t *amb_payload_stored(const struct amb_payload *p, size_t *len)
+{
+	*len = p->stored_len;
+	return p->stored;
+}

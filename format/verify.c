@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * format/verify.c - check every rule and checksum of a file (FORMAT.md §7),
+ * independently of its index, then the index against what the scan found.
+ */
+#include "format/format_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+
+struct verify_ctx {
+	amb_problem_fn cb;
+	void *cb_ctx;
+	struct amb_verify_stats *st;
+	bool stop;
+};
+
+/* Hand one problem to the caller; false when the caller asked to stop. */
+static bool report(struct verify_ctx *v, uint64_t block, uint64_t offset, int err,
+		   const char *fmt, ...) AMB_PRINTF(5, 6);
+static bool report(struct verify_ctx *v, uint64_t block, uint64_t offset, int err,
+		   const char *fmt, ...)
+{
+	struct amb_problem pb = { .block = block, .offset = offset, .err = err };
+	va_list ap;
+
+	if (v->stop)
+		return false;
+	va_start(ap, fmt);
+	vsnprintf(pb.msg, sizeof(pb.msg), fmt, ap);
+	va_end(ap);
+	v->st->problems++;
+	if (v->cb && v->cb(v->cb_ctx, &pb))
+		v->stop = true;
+	return !v->stop;
+}
+
+/* Compare INDEX entry @k with the block the scan found at the same place. */
+static void check_entry(struct verify_ctx *v, uint64_t k, const struct amb_block_info *e,
+			const struct amb_block_info *b, uint64_t index_offset)
+{
+	const char *field = NULL;
+
+	if (e->offset != b->offset)
+		field = "offset";
+	else if (e->seq != b->seq)
+		field = "seq";
+	else if (e->type != b->type)
+		field = "type";
+	else if (e->codec != b->codec || e->flags != b->flags)
+		field = "codec or flags";
+	else if (e->stream != b->stream)
+		field = "stream";
+	else if (e->raw_size != b->raw_size || e->stored_size != b->stored_size)
+		field = "raw_size or stored_size";
+	else if (e->record_count != b->record_count)
+		field = "record_count";
+	else if (e->first_time != b->first_time || e->last_time != b->last_time)
+		field = "first_time or last_time";
+	if (field)
+		report(v, k, index_offset, -AMB_E_INDEX,
+		       "index at offset %llu: entry %llu: %s disagrees with block at offset %llu",
+		       (unsigned long long)index_offset, (unsigned long long)k, field,
+		       (unsigned long long)b->offset);
+}
+
+/* §6: the trailer points at the index, which lists every earlier block. */
+static void check_index(struct verify_ctx *v, struct amb_reader *r, struct amb_payload *p)
+{
+	size_t n = amb_reader_block_count(r), ti = n - 1, ii = n - 2;
+	const struct amb_block_info *tb = amb_reader_block(r, ti), *ib;
+	uint64_t problems = v->st->problems;
+	uint64_t index_offset, block_count, data_end;
+	const uint8_t *data;
+	const void *raw;
+	uint32_t entry_size;
+	size_t len;
+
+	if (amb_reader_load(r, ti, p, &raw, &len) || len != AMB_TRAILER_PAYLOAD) {
+		report(v, ti, tb->offset, -AMB_E_INDEX,
+		       "trailer at offset %llu: payload is not %u readable bytes",
+		       (unsigned long long)tb->offset, AMB_TRAILER_PAYLOAD);
+		return;
+	}
+	data = raw;
+	index_offset = amb_get_le64(data);
+	block_count = amb_get_le64(data + 8);
+	data_end = amb_get_le64(data + 16);
+	ib = n >= 2 ? amb_reader_block(r, ii) : NULL;
+	if (!ib || ib->type != AMB_BLOCK_INDEX || ib->offset != index_offset ||
+	    data_end != index_offset || block_count != ii) {
+		report(v, ti, tb->offset, -AMB_E_INDEX,
+		       "trailer at offset %llu: index_offset %llu, block_count %llu, data_end %llu do not match the %zu blocks found",
+		       (unsigned long long)tb->offset, (unsigned long long)index_offset,
+		       (unsigned long long)block_count, (unsigned long long)data_end,
+		       n >= 2 ? n - 2 : 0);
+		return;
+	}
+	if (amb_reader_load(r, ii, p, &raw, &len))
+		return;  /* already reported with the other payloads */
+	data = raw;
+	if (len < AMB_INDEX_PREFIX) {
+		report(v, ii, ib->offset, -AMB_E_INDEX, "index at offset %llu: payload of %zu bytes",
+		       (unsigned long long)ib->offset, len);
+		return;
+	}
+	entry_size = amb_get_le32(data);
+	if (entry_size < AMB_INDEX_ENTRY_SIZE || amb_get_le32(data + 4) ||
+	    (len - AMB_INDEX_PREFIX) % entry_size || (len - AMB_INDEX_PREFIX) / entry_size != ii) {
+		report(v, ii, ib->offset, -AMB_E_INDEX,
+		       "index at offset %llu: entry_size %u, %zu bytes of entries for %zu blocks",
+		       (unsigned long long)ib->offset, entry_size, len - AMB_INDEX_PREFIX, ii);
+		return;
+	}
+	for (size_t k = 0; k < ii && !v->stop; k++) {
+		struct amb_block_info e;
+
+		amb_index_entry_decode(data + AMB_INDEX_PREFIX + k * entry_size, &e);
+		check_entry(v, k, &e, amb_reader_block(r, k), ib->offset);
+	}
+	v->st->index_ok = v->st->problems == problems;
+}
+
+int amb_verify(const char *path, amb_problem_fn cb, void *ctx, struct amb_verify_stats *st)
+{
+	struct amb_verify_stats local;
+	struct verify_ctx v = { .cb = cb, .cb_ctx = ctx };
+	struct amb_payload *p = NULL;
+	struct amb_reader *r = NULL;
+	uint64_t expect_seq = 0;
+	char why[200];
+	size_t n;
+	int err;
+
+	v.st = st ? st : &local;
+	memset(v.st, 0, sizeof(*v.st));
+	/* §7: scan every header; the index is checked against the scan below. */
+	err = amb_reader_open_msg(path, AMB_READ_SCAN, &r, why, sizeof(why));
+	if (err <= -AMB_E_BASE && err > -AMB_E_END) {
+		report(&v, UINT64_MAX, 0, err, "%s", why);
+		return (int)v.st->problems;
+	}
+	if (err)
+		return err;
+	p = amb_payload_new();
+	if (!p) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	for (size_t i = 0; i < amb_reader_problem_count(r); i++) {
+		const struct amb_problem *pb = amb_reader_problem(r, i);
+
+		report(&v, pb->block, pb->offset, pb->err, "%s", pb->msg);
+	}
+
+	n = amb_reader_block_count(r);
+	for (size_t i = 0; i < n && !v.stop; i++) {
+		const struct amb_block_info *bi = amb_reader_block(r, i);
+		const void *data;
+		size_t len;
+
+		if (bi->seq != expect_seq)
+			report(&v, i, bi->offset, -AMB_E_CORRUPT,
+			       "block %zu at offset %llu: seq %llu, expected %llu (blocks lost before it)",
+			       i, (unsigned long long)bi->offset, (unsigned long long)bi->seq,
+			       (unsigned long long)expect_seq);
+		expect_seq = bi->seq + 1;
+		err = amb_reader_load(r, i, p, &data, &len);
+		if (err == -ENOMEM)
+			goto out;
+		if (err) {
+			v.st->blocks_bad++;
+			report(&v, i, bi->offset, err, "%s", amb_payload_errmsg(p));
+		} else {
+			v.st->blocks_ok++;
+		}
+		if ((bi->type == AMB_BLOCK_INDEX && i + 2 != n) ||
+		    (bi->type == AMB_BLOCK_TRAILER && i + 1 != n))
+			report(&v, i, bi->offset, -AMB_E_CORRUPT,
+			       "block %zu at offset %llu: %s block before the end of the file",
+			       i, (unsigned long long)bi->offset, amb_block_type_name(bi->type));
+	}
+	err = 0;
+
+	v.st->tail_bytes = amb_reader_file_size(r) - amb_reader_data_end(r);
+	if (n && amb_reader_block(r, n - 1)->type == AMB_BLOCK_TRAILER) {
+		v.st->has_trailer = true;
+		check_index(&v, r, p);
+	} else {
+		report(&v, UINT64_MAX, amb_reader_data_end(r), -AMB_E_NO_TRAILER,
+		       "file ends at offset %llu without a trailer (recording was not closed)",
+		       (unsigned long long)amb_reader_data_end(r));
+	}
+out:
+	amb_payload_free(p);
+	amb_reader_close(r);
+	return err ? err : (int)AMB_MIN(v.st->problems, (uint64_t)INT32_MAX);
+}

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: MIT
+/*
+ * format/writer.c - write an .amber file block by block (FORMAT.md §9).
+ *
+ * Blocks are produced (numbered, compressed, written) by one party at a
+ * time: the appending thread under io_lock when threads = 0, the background
+ * thread when threads = 1.  That party owns next_seq, end, the compression
+ * context and the index entries; `lock` protects the queue and the
+ * statistics, which any thread may read.
+ */
+#include "format/format_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "common/common.h"
+
+#define AMB_DEFAULT_MAX_QUEUED (64u << 20)
+
+struct amb_job {
+	struct amb_job *next;
+	struct amb_block_desc desc;
+	void *data;
+	size_t len;
+};
+
+struct amb_writer {
+	int fd;
+	struct amb_writer_opts opts;
+
+	pthread_mutex_t io_lock;   /* serialises producers when threads = 0 */
+	pthread_mutex_t lock;      /* protects the queue and st */
+	pthread_cond_t cond;       /* queue changed: new job, space, idle */
+	struct amb_job *head, *tail;
+	bool busy;                 /* the thread is producing a job */
+	bool stop;
+	bool thread_started;
+	pthread_t thread;
+	struct amb_writer_stats st;
+
+	/* Owned by the producing party (see the file comment). */
+	uint64_t next_seq;
+	uint64_t end;              /* end of the last complete block */
+	ZSTD_CCtx *cctx;
+	uint8_t *cbuf;
+	size_t cbuf_cap;
+	struct amb_buf index;      /* encoded INDEX entries, FORMAT.md §6 */
+};
+
+static uint16_t host_machine(void)
+{
+#if defined(__x86_64__)
+	return 62;
+#elif defined(__aarch64__)
+	return 183;
+#elif defined(__i386__)
+	return 3;
+#elif defined(__arm__)
+	return 40;
+#elif defined(__powerpc64__)
+	return 21;
+#elif defined(__s390x__)
+	return 22;
+#elif defined(__riscv)
+	return 243;
+#else
+	return 0;
+#endif
+}
+
+void amb_writer_opts_init(struct amb_writer_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->zstd_level = AMB_DEFAULT_ZSTD_LEVEL;
+	o->sync = AMB_SYNC_NONE;
+	o->threads = 0;
+	o->max_queued = AMB_DEFAULT_MAX_QUEUED;
+}
+
+/* pwritev every byte of @iov at @off, continuing after short writes. */
+static int write_full(int fd, struct iovec *iov, int iovcnt, uint64_t off)
+{
+	while (iovcnt > 0) {
+		ssize_t n;
+
+		if (iov->iov_len == 0) {
+			iov++;
+			iovcnt--;
+			continue;
+		}
+		n = pwritev(fd, iov, iovcnt, (off_t)off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		off += (uint64_t)n;
+		while (n > 0) {
+			size_t k = AMB_MIN((size_t)n, iov->iov_len);
+
+			iov->iov_base = (uint8_t *)iov->iov_base + k;
+			iov->iov_len -= k;
+			n -= (ssize_t)k;
+			if (iov->iov_len == 0) {
+				iov++;
+				iovcnt--;
+			}
+		}
+	}
+	return 0;
+}
+
+static int writer_error(struct amb_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	err = w->st.error;
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+/*
+ * FORMAT.md §9: after a failed write the file is cut back to the last
+ * complete block, and the writer refuses every later block with the error.
+ */
+static int writer_fail(struct amb_writer *w, int err)
+{
+	/* Best effort: if even this fails, a reader drops the torn tail. */
+	if (ftruncate(w->fd, (off_t)w->end) < 0)
+		amb_warn("amber file: cannot truncate back to offset %llu after %s: %s",
+			 (unsigned long long)w->end, amb_strerror(err), strerror(errno));
+	pthread_mutex_lock(&w->lock);
+	if (!w->st.error)
+		w->st.error = err;
+	err = w->st.error;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+/* Write one block whose payload is already encoded with @codec. */
+static int writer_emit(struct amb_writer *w, const struct amb_block_desc *d, uint8_t codec,
+		       uint64_t raw_size, const void *stored, size_t stored_len)
+{
+	struct amb_block_hdr h = {
+		.header_len = AMB_BLOCK_HDR_SIZE,
+		.type = d->type,
+		.codec = codec,
+		.stream = d->stream,
+		.raw_size = raw_size,
+		.stored_size = stored_len,
+		.record_count = d->record_count,
+		.first_time = d->first_time,
+		.last_time = d->last_time,
+	};
+	uint8_t hbuf[AMB_BLOCK_HDR_SIZE];
+	struct amb_block_info bi;
+	struct iovec iov[2];
+	int err;
+
+	/* The index entry is reserved first so that a block on disk always
+	 * has its entry: running out of memory here is not a write error. */
+	if (amb_buf_reserve(&w->index, AMB_INDEX_ENTRY_SIZE))
+		return -ENOMEM;
+	h.seq = w->next_seq;
+	h.payload_checksum = amb_checksum(stored, stored_len);
+	amb_block_hdr_encode(&h, hbuf);
+
+	/* §9: header and payload in one write at the end of the file. */
+	iov[0].iov_base = hbuf;
+	iov[0].iov_len = sizeof(hbuf);
+	iov[1].iov_base = (void *)stored;
+	iov[1].iov_len = stored_len;
+	err = write_full(w->fd, iov, 2, w->end);
+	if (!err && w->opts.sync == AMB_SYNC_BLOCK && fdatasync(w->fd) < 0)
+		err = -errno;
+	if (err)
+		return writer_fail(w, err);
+
+	amb_block_info_from_hdr(&bi, &h, w->end);
+	amb_index_entry_encode(&bi, w->index.data + w->index.len);
+	w->index.len += AMB_INDEX_ENTRY_SIZE;
+	w->end += AMB_BLOCK_HDR_SIZE + stored_len;
+	w->next_seq++;
+
+	pthread_mutex_lock(&w->lock);
+	w->st.blocks++;
+	w->st.raw_bytes += raw_size;
+	w->st.stored_bytes += stored_len;
+	w->st.file_bytes = w->end;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+/* Compress @data when that pays (FORMAT.md §4) and write it as one block. */
+static int writer_produce(struct amb_writer *w, const struct amb_block_desc *d,
+			  const void *data, size_t len)
+{
+	size_t bound, n;
+
+	if (w->opts.zstd_level <= 0 || len < AMB_SMALL_BLOCK)
+		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len);
+
+	bound = ZSTD_compressBound(len);
+	if (bound > w->cbuf_cap) {
+		uint8_t *p = realloc(w->cbuf, bound);
+
+		if (!p)
+			return -ENOMEM;
+		w->cbuf = p;
+		w->cbuf_cap = bound;
+	}
+	n = ZSTD_compressCCtx(w->cctx, w->cbuf, w->cbuf_cap, data, len, w->opts.zstd_level);
+	/* A failed or useless compression is not an error: store the bytes. */
+	if (ZSTD_isError(n) || n >= len)
+		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len);
+	return writer_emit(w, d, AMB_CODEC_ZSTD, len, w->cbuf, n);
+}
+
+static void *writer_thread(void *arg)
+{
+	struct amb_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct amb_job *job;
+		int err;
+
+		while (!w->head && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		job = w->head;
+		if (!job)
+			break;
+		w->head = job->next;
+		if (!w->head)
+			w->tail = NULL;
+		w->busy = true;
+		err = w->st.error;
+		pthread_mutex_unlock(&w->lock);
+
+		/* After an error queued blocks are dropped: the file must end
+		 * at the last complete block. */
+		if (!err)
+			writer_produce(w, &job->desc, job->data, job->len);
+		free(job->data);
+
+		pthread_mutex_lock(&w->lock);
+		w->st.queued_bytes -= job->len;
+		w->busy = false;
+		pthread_cond_broadcast(&w->cond);
+		free(job);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static int check_desc(const struct amb_block_desc *d, size_t len)
+{
+	if (!d || d->type == 0 || d->type == AMB_BLOCK_INDEX || d->type == AMB_BLOCK_TRAILER)
+		return -EINVAL;
+	if (d->last_time < d->first_time)
+		return -EINVAL;
+	if (len > AMB_BLOCK_RAW_MAX)
+		return -E2BIG;
+	return 0;
+}
+
+int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
+			    void *data, size_t len)
+{
+	struct amb_job *job = NULL;
+	int err;
+
+	err = check_desc(d, len);
+	if (err)
+		goto out;
+	if (!w->opts.threads) {
+		pthread_mutex_lock(&w->io_lock);
+		err = writer_error(w);
+		if (!err)
+			err = writer_produce(w, d, data, len);
+		pthread_mutex_unlock(&w->io_lock);
+		goto out;
+	}
+
+	job = calloc(1, sizeof(*job));
+	if (!job) {
+		err = -ENOMEM;
+		goto out;
+	}
+	job->desc = *d;
+	job->data = data;
+	job->len = len;
+	pthread_mutex_lock(&w->lock);
+	/* A block larger than max_queued still goes through an empty queue. */
+	while (!w->st.error && w->st.queued_bytes &&
+	       w->st.queued_bytes + len > w->opts.max_queued)
+		pthread_cond_wait(&w->cond, &w->lock);
+	err = w->st.error;
+	if (!err) {
+		if (w->tail)
+			w->tail->next = job;
+		else
+			w->head = job;
+		w->tail = job;
+		w->st.queued_bytes += len;
+		pthread_cond_broadcast(&w->cond);
+		job = NULL;
+		data = NULL;
+	}
+	pthread_mutex_unlock(&w->lock);
+out:
+	free(job);
+	free(data);
+	return err;
+}
+
+int amb_writer_append(struct amb_writer *w, const struct amb_block_desc *d,
+		      const void *data, size_t len)
+{
+	void *copy;
+	int err;
+
+	err = check_desc(d, len);
+	if (err)
+		return err;
+	if (!w->opts.threads) {
+		pthread_mutex_lock(&w->io_lock);
+		err = writer_error(w);
+		if (!err)
+			err = writer_produce(w, d, data, len);
+		pthread_mutex_unlock(&w->io_lock);
+		return err;
+	}
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return -ENOMEM;
+	if (len)
+		memcpy(copy, data, len);
+	return amb_writer_append_owned(w, d, copy, len);
+}
+
+int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_desc *d,
+			     uint8_t codec, uint64_t raw_size, const void *stored,
+			     size_t stored_len)
+{
+	int err;
+
+	if (w->opts.threads)
+		return -EINVAL;
+	err = check_desc(d, raw_size);
+	if (err)
+		return err;
+	if (stored_len > AMB_BLOCK_STORED_MAX)
+		return -E2BIG;
+	pthread_mutex_lock(&w->io_lock);
+	err = writer_error(w);
+	if (!err)
+		err = writer_emit(w, d, codec, raw_size, stored, stored_len);
+	pthread_mutex_unlock(&w->io_lock);
+	return err;
+}
+
+int amb_writer_flush(struct amb_writer *w)
+{
+	int err;
+
+	/* threads = 0: wait for an append running on another thread. */
+	pthread_mutex_lock(&w->io_lock);
+	pthread_mutex_unlock(&w->io_lock);
+	pthread_mutex_lock(&w->lock);
+	while (w->head || w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	err = w->st.error;
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+void amb_writer_get_stats(struct amb_writer *w, struct amb_writer_stats *st)
+{
+	pthread_mutex_lock(&w->lock);
+	*st = w->st;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* FORMAT.md §6: the INDEX block, then the TRAILER pointing at it. */
+static int writer_finish(struct amb_writer *w)
+{
+	struct amb_block_desc d = { .stream = AMB_STREAM_NONE };
+	uint64_t index_offset = w->end, block_count = w->next_seq;
+	uint8_t trailer[AMB_TRAILER_PAYLOAD];
+	struct amb_buf payload = AMB_BUF_INIT;
+	int err;
+
+	err = amb_buf_put_le32(&payload, AMB_INDEX_ENTRY_SIZE);
+	if (!err)
+		err = amb_buf_put_le32(&payload, 0);
+	if (!err)
+		err = amb_buf_append(&payload, w->index.data, w->index.len);
+	if (err)
+		goto out;
+	if (payload.len > AMB_BLOCK_RAW_MAX) {
+		err = -E2BIG;
+		goto out;
+	}
+	d.type = AMB_BLOCK_INDEX;
+	d.record_count = block_count;
+	err = writer_produce(w, &d, payload.data, payload.len);
+	if (err)
+		goto out;
+
+	amb_put_le64(trailer, index_offset);
+	amb_put_le64(trailer + 8, block_count);
+	amb_put_le64(trailer + 16, index_offset);
+	d.type = AMB_BLOCK_TRAILER;
+	d.record_count = 0;
+	err = writer_emit(w, &d, AMB_CODEC_NONE, sizeof(trailer), trailer, sizeof(trailer));
+out:
+	amb_buf_free(&payload);
+	return err;
+}
+
+static void writer_free(struct amb_writer *w)
+{
+	struct amb_job *job, *next;
+
+	for (job = w->head; job; job = next) {
+		next = job->next;
+		free(job->data);
+		free(job);
+	}
+	ZSTD_freeCCtx(w->cctx);
+	free(w->cbuf);
+	amb_buf_free(&w->index);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->io_lock);
+	free(w);
+}
+
+int amb_writer_close(struct amb_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = amb_writer_flush(w);
+	if (w->thread_started) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+	}
+	if (!err)
+		err = writer_finish(w);
+	if (!err && w->opts.sync != AMB_SYNC_NONE && fdatasync(w->fd) < 0)
+		err = -errno;
+	if (close(w->fd) < 0 && !err)
+		err = -errno;
+	writer_free(w);
+	return err;
+}
+
+static int fill_opts(struct amb_writer_opts *o, uint8_t uuid[16])
+{
+	struct timespec ts;
+
+	if (o->threads < 0 || o->threads > 1 || o->zstd_level < 0 ||
+	    o->zstd_level > ZSTD_maxCLevel() ||
+	    (o->sync != AMB_SYNC_NONE && o->sync != AMB_SYNC_BLOCK && o->sync != AMB_SYNC_CLOSE))
+		return -EINVAL;
+	if (o->producer_endian == 0)
+		o->producer_endian = amb_host_is_le() ? AMB_ENDIAN_LITTLE : AMB_ENDIAN_BIG;
+	if (o->producer_endian != AMB_ENDIAN_LITTLE && o->producer_endian != AMB_ENDIAN_BIG)
+		return -EINVAL;
+	if (o->producer_word_size == 0)
+		o->producer_word_size = sizeof(long);
+	if (o->producer_word_size != 4 && o->producer_word_size != 8)
+		return -EINVAL;
+	if (o->producer_machine == 0)
+		o->producer_machine = host_machine();
+	if (o->max_queued == 0)
+		o->max_queued = AMB_DEFAULT_MAX_QUEUED;
+	if (o->uuid) {
+		memcpy(uuid, o->uuid, 16);
+	} else {
+		if (getrandom(uuid, 16, 0) != 16)
+			return errno ? -errno : -EIO;
+		uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);  /* RFC 4122 version 4 */
+		uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);  /* RFC 4122 variant */
+	}
+	o->uuid = NULL;
+	if (o->created_ns == 0) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		o->created_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	return 0;
+}
+
+int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
+		    struct amb_writer **out)
+{
+	struct amb_file_header fh = { .major = AMB_FORMAT_MAJOR, .minor = AMB_FORMAT_MINOR };
+	uint8_t hbuf[AMB_FILE_HDR_SIZE];
+	struct amb_writer *w;
+	struct iovec iov;
+	bool created = false;
+	int err;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	pthread_mutex_init(&w->io_lock, NULL);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (opts)
+		w->opts = *opts;
+	else
+		amb_writer_opts_init(&w->opts);
+	err = fill_opts(&w->opts, fh.uuid);
+	if (err)
+		goto out;
+	if (w->opts.zstd_level > 0) {
+		w->cctx = ZSTD_createCCtx();
+		if (!w->cctx) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+
+	/* §9: exclusive, 0600: a recording can hold the target's memory. */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	created = true;
+
+	fh.producer_endian = w->opts.producer_endian;
+	fh.producer_word_size = w->opts.producer_word_size;
+	fh.producer_machine = w->opts.producer_machine;
+	fh.created_ns = w->opts.created_ns;
+	amb_file_hdr_encode(&fh, hbuf);
+	iov.iov_base = hbuf;
+	iov.iov_len = sizeof(hbuf);
+	err = write_full(w->fd, &iov, 1, 0);
+	if (err)
+		goto out;
+	w->end = AMB_FILE_HDR_SIZE;
+	w->st.file_bytes = w->end;
+
+	if (w->opts.threads) {
+		err = -pthread_create(&w->thread, NULL, writer_thread, w);
+		if (err)
+			goto out;
+		w->thread_started = true;
+	}
+	*out = w;
+	return 0;
+out:
+	if (w->fd >= 0)
+		close(w->fd);
+	/* We created the file exclusively, so it is ours to remove. */
+	if (created)
+		unlink(path);
+	writer_free(w);
+	return err;
+}

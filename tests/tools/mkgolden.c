@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/tools/mkgolden.c - write the golden files of testdata/.
+ *
+ *   mkgolden DIR      (normally: mkgolden testdata)
+ *
+ * DIR/valid/NAME.amber are deterministic (fixed uuid and time) valid files.
+ * DIR/invalid/NAME.amber are damaged copies, each made by breaking one rule
+ * of docs/FORMAT.md, with DIR/invalid/NAME.err holding the first problem
+ * amb_verify() must report.  The expected line is composed here from what
+ * was damaged, independently of the reader, so the unit test comparing the
+ * two (tests/unit/format/test_golden.c) checks the reader's diagnosis.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "format/format.h"
+#include "format/format_internal.h"
+
+static const uint8_t golden_uuid[16] = {
+	0x61, 0x6d, 0x62, 0x65, 0x72, 0x2d, 0x47, 0x6f,
+	0xac, 0x6c, 0x64, 0x65, 0x6e, 0x2d, 0x30, 0x31,
+};
+#define GOLDEN_TIME 1767225600000000000ull  /* 2026-01-01T00:00:00Z */
+
+static const char *outdir;
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "mkgolden: error: %s: %s\n", what, amb_strerror(err));
+	exit(1);
+}
+
+static const char *path_of(const char *sub, const char *name, const char *ext)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s/%s/%s%s", outdir, sub, name, ext);
+	return buf;
+}
+
+/* A perf sample record (PERF_RECORD_SAMPLE with IP, TID, TIME) in the
+ * producer's byte order. */
+static void put_sample(struct amb_buf *b, bool big, uint64_t ip, uint32_t tid, uint64_t time)
+{
+	uint8_t r[32];
+
+	if (big) {
+		for (int i = 0; i < 4; i++)
+			r[i] = (uint8_t)(9u >> (24 - 8 * i));
+		r[4] = 0;
+		r[5] = 2;  /* misc: PERF_RECORD_MISC_USER */
+		r[6] = 0;
+		r[7] = 32;
+		for (int i = 0; i < 8; i++) {
+			r[8 + i] = (uint8_t)(ip >> (56 - 8 * i));
+			r[24 + i] = (uint8_t)(time >> (56 - 8 * i));
+		}
+		for (int i = 0; i < 4; i++) {
+			r[16 + i] = (uint8_t)(tid >> (24 - 8 * i));
+			r[20 + i] = (uint8_t)(tid >> (24 - 8 * i));
+		}
+	} else {
+		amb_put_le32(r, 9);
+		amb_put_le16(r + 4, 2);
+		amb_put_le16(r + 6, 32);
+		amb_put_le64(r + 8, ip);
+		amb_put_le32(r + 16, tid);
+		amb_put_le32(r + 20, tid);
+		amb_put_le64(r + 24, time);
+	}
+	if (amb_buf_append(b, r, sizeof(r)))
+		die("buffer", -ENOMEM);
+}
+
+static struct amb_writer *open_writer(const char *path, uint8_t endian, int level)
+{
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	int err;
+
+	amb_writer_opts_init(&o);
+	o.uuid = golden_uuid;
+	o.created_ns = GOLDEN_TIME;
+	o.zstd_level = level;
+	o.producer_endian = endian;
+	o.producer_word_size = 8;
+	o.producer_machine = endian == AMB_ENDIAN_BIG ? 22 : 62;
+	unlink(path);
+	err = amb_writer_open(path, &o, &w);
+	if (err)
+		die(path, err);
+	return w;
+}
+
+static void append(struct amb_writer *w, uint16_t type, uint32_t stream, uint64_t count,
+		   uint64_t t0, uint64_t t1, const struct amb_buf *b)
+{
+	struct amb_block_desc d = { type, stream, count, t0, t1 };
+	int err = amb_writer_append(w, &d, b->data, b->len);
+
+	if (err)
+		die("append", err);
+}
+
+static void finish(struct amb_writer *w)
+{
+	int err = amb_writer_close(w);
+
+	if (err)
+		die("close", err);
+}
+
+static void ring(struct amb_buf *b, bool big, uint32_t cpu, unsigned n, uint64_t t0)
+{
+	amb_buf_reset(b);
+	for (unsigned i = 0; i < n; i++)
+		put_sample(b, big, 0x401000 + 16 * (i % 7), 1000 + cpu, t0 + 1000 * i);
+}
+
+static void write_minimal(const char *path)
+{
+	struct amb_writer *w = open_writer(path, AMB_ENDIAN_LITTLE, 3);
+	struct amb_buf b = AMB_BUF_INIT;
+
+	amb_kv_put_str(&b, "amber.version", "0.1.0");
+	amb_kv_put_str(&b, "clock", "monotonic");
+	append(w, AMB_BLOCK_META, AMB_STREAM_NONE, 2, 0, 0, &b);
+	finish(w);
+	amb_buf_free(&b);
+}
+
+/* Every block type of FORMAT.md §5 with its encoding. */
+static void write_all_types(const char *path, int level)
+{
+	struct amb_writer *w = open_writer(path, AMB_ENDIAN_LITTLE, level);
+	struct amb_buf b = AMB_BUF_INIT;
+	uint8_t attr[136] = { 0 }, ids[16], bid[20];
+	struct amb_event_entry ev = {
+		.attr = attr, .attr_size = sizeof(attr), .name = "cpu-clock", .name_len = 9,
+		.leader = UINT32_MAX, .nr_ids = 2, .ids = ids,
+	};
+	struct amb_buildid_entry be = {
+		.build_id = bid, .build_id_len = sizeof(bid), .kind = AMB_DSO_USER,
+		.path = "/usr/bin/true", .path_len = 13,
+	};
+	struct amb_count_entry ce = { 0, 0, UINT32_MAX, 77, 123456, 1000000, 1000000 };
+	struct amb_file_entry fe = {
+		.build_id = bid, .build_id_len = sizeof(bid), .kind = AMB_FILE_ELF_MINI,
+		.name = "/usr/bin/true", .name_len = 13, .file_size = 256, .part_offset = 0,
+		.data_len = 256,
+	};
+
+	for (unsigned i = 0; i < sizeof(bid); i++)
+		bid[i] = (uint8_t)(0xb0 + i);
+	amb_put_le32(attr + 4, sizeof(attr));
+	amb_put_le64(ids, 77);
+	amb_put_le64(ids + 8, 78);
+
+	amb_kv_put_str(&b, "amber.version", "0.1.0");
+	amb_kv_put_str(&b, "hostname", "golden");
+	amb_kv_put_str(&b, "clock", "monotonic");
+	append(w, AMB_BLOCK_META, AMB_STREAM_NONE, 3, 0, 0, &b);
+	amb_buf_reset(&b);
+	amb_event_put(&b, &ev);
+	append(w, AMB_BLOCK_EVENT_ATTR, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_reset(&b);
+	amb_kv_put_str(&b, "header_page", "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n");
+	amb_kv_put_str(&b, "sched/sched_switch", "name: sched_switch\nID: 316\nformat:\n");
+	append(w, AMB_BLOCK_TRACEFS, AMB_STREAM_NONE, 2, 0, 0, &b);
+	amb_buf_reset(&b);
+	amb_buf_printf(&b, "ffffffff81000000 T _stext\nffffffff81001000 T do_one_initcall\n");
+	append(w, AMB_BLOCK_KSYMS, AMB_STREAM_NONE, 2, 0, 0, &b);
+	amb_buf_reset(&b);
+	amb_kv_put_str(&b, "cpu.0.core", "0");
+	amb_kv_put_str(&b, "cpu.1.core", "1");
+	append(w, AMB_BLOCK_TOPOLOGY, AMB_STREAM_NONE, 2, 0, 0, &b);
+	ring(&b, false, 0, 4, 5000);
+	append(w, AMB_BLOCK_SYNTH, AMB_STREAM_NONE, 4, 5000, 8000, &b);
+	ring(&b, false, 0, 40, 10000);
+	append(w, AMB_BLOCK_RING, 0, 40, 10000, 49000, &b);
+	ring(&b, false, 1, 40, 10500);
+	append(w, AMB_BLOCK_RING, 1, 40, 10500, 49500, &b);
+	amb_buf_reset(&b);
+	amb_buildid_put(&b, &be);
+	append(w, AMB_BLOCK_BUILDID, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_reset(&b);
+	amb_file_put_header(&b, &fe);
+	for (unsigned i = 0; i < fe.data_len; i++)
+		amb_buf_append(&b, &(uint8_t){ (uint8_t)i }, 1);
+	append(w, AMB_BLOCK_FILE, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_reset(&b);
+	amb_count_put(&b, &ce);
+	append(w, AMB_BLOCK_COUNTS, AMB_STREAM_NONE, 1, 0, 0, &b);
+	finish(w);
+	amb_buf_free(&b);
+}
+
+static void write_bigendian(const char *path)
+{
+	struct amb_writer *w = open_writer(path, AMB_ENDIAN_BIG, 3);
+	struct amb_buf b = AMB_BUF_INIT;
+
+	amb_kv_put_str(&b, "clock", "monotonic");
+	append(w, AMB_BLOCK_META, AMB_STREAM_NONE, 1, 0, 0, &b);
+	ring(&b, true, 0, 8, 1000);
+	append(w, AMB_BLOCK_RING, 0, 8, 1000, 8000, &b);
+	finish(w);
+	amb_buf_free(&b);
+}
+
+/* What a killed recorder leaves: blocks but no INDEX or TRAILER. */
+static uint64_t write_unclosed(const char *path, int level)
+{
+	struct amb_writer *w = open_writer(path, AMB_ENDIAN_LITTLE, level);
+	struct amb_buf b = AMB_BUF_INIT;
+	struct amb_writer_stats st;
+
+	amb_kv_put_str(&b, "clock", "monotonic");
+	append(w, AMB_BLOCK_META, AMB_STREAM_NONE, 1, 0, 0, &b);
+	ring(&b, false, 0, 20, 1000);
+	append(w, AMB_BLOCK_RING, 0, 20, 1000, 20000, &b);
+	ring(&b, false, 1, 20, 1500);
+	append(w, AMB_BLOCK_RING, 1, 20, 1500, 20500, &b);
+	amb_writer_get_stats(w, &st);
+	finish(w);
+	if (truncate(path, (off_t)st.file_bytes))
+		die(path, -errno);
+	amb_buf_free(&b);
+	return st.file_bytes;
+}
+
+/* ---- damaged copies ------------------------------------------------------- */
+
+struct image {
+	uint8_t *p;
+	size_t len;
+};
+
+static struct image load(const char *path)
+{
+	struct image im;
+
+	im.p = (uint8_t *)amb_read_file(path, 1u << 20, &im.len);
+	if (!im.p)
+		die(path, -errno);
+	return im;
+}
+
+/* Offset of block @k, walking the headers (sizes at §3 offsets 4 and 32). */
+static size_t block_off(const struct image *im, unsigned k)
+{
+	size_t off = AMB_FILE_HDR_SIZE;
+
+	while (k--)
+		off += amb_get_le16(im->p + off + 4) + (size_t)amb_get_le64(im->p + off + 32);
+	return off;
+}
+
+static void rehash_header(struct image *im, size_t off)
+{
+	amb_put_le64(im->p + off + 72, amb_checksum(im->p + off, 72));
+}
+
+static void rehash_payload(struct image *im, size_t off)
+{
+	uint64_t stored = amb_get_le64(im->p + off + 32);
+
+	amb_put_le64(im->p + off + 64, amb_checksum(im->p + off + 80, (size_t)stored));
+	rehash_header(im, off);
+}
+
+static void rehash_file_header(struct image *im)
+{
+	amb_put_le64(im->p + 56, amb_checksum(im->p, 56));
+}
+
+static void emit(const char *name, const struct image *im, size_t len, const char *fmt, ...)
+	AMB_PRINTF(4, 5);
+static void emit(const char *name, const struct image *im, size_t len, const char *fmt, ...)
+{
+	char msg[512];
+	FILE *f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	f = fopen(path_of("invalid", name, ".amber"), "wb");
+	if (!f || fwrite(im->p, 1, len, f) != len || fclose(f))
+		die(name, -errno);
+	f = fopen(path_of("invalid", name, ".err"), "w");
+	if (!f || fprintf(f, "%s\n", msg) < 0 || fclose(f))
+		die(name, -errno);
+}
+
+static struct image copy(const struct image *src)
+{
+	struct image im = { malloc(src->len), src->len };
+
+	if (!im.p)
+		die("copy", -ENOMEM);
+	memcpy(im.p, src->p, src->len);
+	return im;
+}
+
+static void write_invalid(void)
+{
+	struct image base, im, open_im;
+	size_t b0, b1, b2, idx, tr, end;
+	uint64_t stored, v;
+
+	write_all_types(path_of("invalid", "base", ".tmp"), 3);
+	base = load(path_of("invalid", "base", ".tmp"));
+	unlink(path_of("invalid", "base", ".tmp"));
+	b0 = block_off(&base, 0);
+	b1 = block_off(&base, 1);
+	b2 = block_off(&base, 2);
+	tr = base.len - AMB_TRAILER_BLOCK_SIZE;
+	idx = (size_t)amb_get_le64(base.p + tr + 80);
+
+	im = copy(&base);
+	im.p[1] = 'a';
+	emit("bad_magic", &im, im.len, "file header: bad magic (not an .amber file)");
+	free(im.p);
+
+	im = copy(&base);
+	amb_put_le16(im.p + 8, 2);
+	rehash_file_header(&im);
+	emit("bad_version", &im, im.len, "file header: unsupported major version 2 (this reader knows 1)");
+	free(im.p);
+
+	im = copy(&base);
+	im.p[30] ^= 0x01;  /* inside the uuid */
+	emit("file_header_checksum", &im, im.len,
+	     "file header: checksum mismatch (stored 0x%016llx, computed 0x%016llx)",
+	     (unsigned long long)amb_get_le64(im.p + 56), (unsigned long long)amb_checksum(im.p, 56));
+	free(im.p);
+
+	im = copy(&base);
+	emit("truncated_header", &im, 40, "file header: truncated: file is 40 bytes, header needs 64");
+	free(im.p);
+
+	im = copy(&base);
+	im.p[16] = 3;
+	rehash_file_header(&im);
+	emit("bad_endian", &im, im.len, "file header: producer_endian 3 is neither 1 (little) nor 2 (big)");
+	free(im.p);
+
+	im = copy(&base);
+	im.p[b1 + 17] ^= 0x10;  /* seq of block 1 */
+	emit("block_header_checksum", &im, im.len,
+	     "block 1 at offset %zu: header checksum mismatch (stored 0x%016llx, computed 0x%016llx)",
+	     b1, (unsigned long long)amb_get_le64(im.p + b1 + 72),
+	     (unsigned long long)amb_checksum(im.p + b1, 72));
+	free(im.p);
+
+	im = copy(&base);
+	stored = amb_get_le64(im.p + b0 + 32);
+	im.p[b0 + 80 + stored / 2] ^= 0x01;
+	emit("payload_checksum", &im, im.len,
+	     "block 0 at offset %zu: payload checksum mismatch (stored 0x%016llx, computed 0x%016llx)",
+	     b0, (unsigned long long)amb_get_le64(im.p + b0 + 64),
+	     (unsigned long long)amb_checksum(im.p + b0 + 80, (size_t)stored));
+	free(im.p);
+
+	im = copy(&base);
+	im.p[b1 + 8] = 7;
+	rehash_header(&im, b1);
+	emit("bad_codec", &im, im.len, "block 1 at offset %zu: unknown codec 7", b1);
+	free(im.p);
+
+	im = copy(&base);
+	amb_put_le64(im.p + b0 + 24, 512ull << 20);
+	rehash_header(&im, b0);
+	emit("oversized_length", &im, im.len,
+	     "block 0 at offset %zu: raw_size %llu over the cap of %u", b0, 512ull << 20,
+	     AMB_BLOCK_RAW_MAX);
+	free(im.p);
+
+	im = copy(&base);
+	amb_put_le16(im.p + b2 + 10, 1);
+	rehash_header(&im, b2);
+	emit("reserved_nonzero", &im, im.len,
+	     "block 2 at offset %zu: reserved field is 0x0001, not zero", b2);
+	free(im.p);
+
+	im = copy(&base);
+	amb_put_le64(im.p + b1 + 16, 5);
+	rehash_header(&im, b1);
+	emit("seq_gap", &im, im.len,
+	     "block 1 at offset %zu: seq 5, expected 1 (blocks lost before it)", b1);
+	free(im.p);
+
+	/* The first zstd block: claim one byte more than its frame holds. */
+	im = copy(&base);
+	{
+		unsigned k = 0;
+		size_t z = block_off(&im, 0);
+
+		while (z < idx && im.p[z + 8] != AMB_CODEC_ZSTD)
+			z = block_off(&im, ++k);
+		if (z >= idx)
+			die("golden file has no zstd block", -AMB_E_CORRUPT);
+		v = amb_get_le64(im.p + z + 24);
+		amb_put_le64(im.p + z + 24, v + 1);
+		rehash_header(&im, z);
+		emit("bad_decompress", &im, im.len,
+		     "block %u at offset %zu: zstd payload does not decode to raw_size %llu: frame announces %llu",
+		     k, z, (unsigned long long)(v + 1), (unsigned long long)v);
+	}
+	free(im.p);
+
+	/* Index entry 1 lists a wrong record_count; every checksum is valid.
+	 * Stored raw (level 0) so that the entry can be patched in place. */
+	write_all_types(path_of("invalid", "raw", ".tmp"), 0);
+	im = load(path_of("invalid", "raw", ".tmp"));
+	unlink(path_of("invalid", "raw", ".tmp"));
+	{
+		size_t rtr = im.len - AMB_TRAILER_BLOCK_SIZE;
+		size_t ridx = (size_t)amb_get_le64(im.p + rtr + 80);
+		size_t e1 = ridx + 80 + AMB_INDEX_PREFIX + AMB_INDEX_ENTRY_SIZE;
+
+		v = amb_get_le64(im.p + e1 + 40);
+		amb_put_le64(im.p + e1 + 40, v + 1);
+		rehash_payload(&im, ridx);
+		emit("corrupt_index", &im, im.len,
+		     "index at offset %zu: entry 1: record_count disagrees with block at offset %zu",
+		     ridx, block_off(&im, 1));
+	}
+	free(im.p);
+
+	im = copy(&base);
+	amb_put_le64(im.p + tr + 80, b2);
+	rehash_payload(&im, tr);
+	emit("bad_trailer", &im, im.len,
+	     "trailer at offset %zu: index_offset %zu, block_count %llu, data_end %zu do not match the %llu blocks found",
+	     tr, b2, (unsigned long long)amb_get_le64(im.p + tr + 88), idx,
+	     (unsigned long long)amb_get_le64(im.p + tr + 88));
+	free(im.p);
+
+	/* Unclosed recordings: a torn last block, garbage after the last one. */
+	end = (size_t)write_unclosed(path_of("invalid", "unclosed", ".tmp"), 3);
+	open_im = load(path_of("invalid", "unclosed", ".tmp"));
+	unlink(path_of("invalid", "unclosed", ".tmp"));
+	b2 = block_off(&open_im, 2);
+	emit("torn_tail", &open_im, end - 10,
+	     "block 2 at offset %zu: torn: payload ends at %zu beyond end of file %zu",
+	     b2, end, end - 10);
+	emit("torn_header", &open_im, b2 + 30,
+	     "block 2 at offset %zu: torn: header ends beyond end of file %zu", b2, b2 + 30);
+	emit("no_trailer", &open_im, end,
+	     "file ends at offset %zu without a trailer (recording was not closed)", end);
+	free(open_im.p);
+	free(base.p);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkgolden DIR\n");
+		return 2;
+	}
+	outdir = argv[1];
+	mkdir(outdir, 0755);
+	mkdir(path_of("valid", "", ""), 0755);
+	mkdir(path_of("invalid", "", ""), 0755);
+	write_minimal(path_of("valid", "minimal", ".amber"));
+	write_all_types(path_of("valid", "all_types", ".amber"), 3);
+	write_bigendian(path_of("valid", "bigendian", ".amber"));
+	unlink(path_of("valid", "unclosed", ".amber"));
+	write_unclosed(path_of("valid", "unclosed", ".amber"), 3);
+	write_invalid();
+	return 0;
+}

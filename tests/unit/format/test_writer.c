@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for format/writer.c: round trips through the reader, both
+ * threading modes, concurrent appenders, argument checks, disk full. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/mount.h>
+
+#include <cmocka.h>
+
+#include "tests/unit/format/fmt_test.h"
+
+struct spec {
+	uint16_t type;
+	uint32_t stream;
+	size_t len;
+	bool text;
+};
+
+/* Write @n blocks described by @specs (cycled) and check that the reader,
+ * indexed and scanning, gives them back byte for byte. */
+static void roundtrip(const struct spec *specs, size_t nspecs, size_t n, int threads, int level)
+{
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "rt.amber");
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	struct amb_writer_stats st;
+	size_t maxlen = 0;
+	uint8_t *buf;
+
+	assert_non_null(dir);
+	for (size_t i = 0; i < nspecs; i++)
+		maxlen = AMB_MAX(maxlen, specs[i].len);
+	buf = malloc(maxlen + 1);
+	assert_non_null(buf);
+
+	amb_writer_opts_init(&o);
+	o.threads = threads;
+	o.zstd_level = level;
+	o.max_queued = 1u << 20;
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct spec *s = &specs[i % nspecs];
+		struct amb_block_desc d = { s->type, s->stream, i, i * 10, i * 10 + 5 };
+
+		fill_payload(buf, s->len, (uint32_t)i, s->text);
+		assert_int_equal(amb_writer_append(w, &d, buf, s->len), 0);
+	}
+	assert_int_equal(amb_writer_flush(w), 0);
+	amb_writer_get_stats(w, &st);
+	assert_int_equal(st.blocks, n);
+	assert_int_equal(st.queued_bytes, 0);
+	assert_int_equal(st.error, 0);
+	assert_int_equal(amb_writer_close(w), 0);
+
+	for (unsigned flags = 0; flags <= AMB_READ_SCAN; flags += AMB_READ_SCAN) {
+		struct amb_reader *r;
+		struct amb_payload *p = amb_payload_new();
+
+		assert_int_equal(amb_reader_open(path, flags, &r), 0);
+		assert_int_equal(amb_reader_indexed(r), !flags);
+		assert_int_equal(amb_reader_problem_count(r), 0);
+		assert_int_equal(amb_reader_block_count(r), n + 2);
+		assert_int_equal(amb_reader_block(r, n)->type, AMB_BLOCK_INDEX);
+		assert_int_equal(amb_reader_block(r, n + 1)->type, AMB_BLOCK_TRAILER);
+		for (size_t i = 0; i < n; i++) {
+			const struct spec *s = &specs[i % nspecs];
+			const struct amb_block_info *bi = amb_reader_block(r, i);
+			const void *data;
+			size_t len;
+
+			assert_int_equal(bi->seq, i);
+			assert_int_equal(bi->type, s->type);
+			assert_int_equal(bi->stream, s->stream);
+			assert_int_equal(bi->record_count, i);
+			assert_int_equal(bi->first_time, i * 10);
+			assert_int_equal(bi->last_time, i * 10 + 5);
+			if (level == 0 || s->len < AMB_SMALL_BLOCK || !s->text)
+				assert_int_equal(bi->codec, AMB_CODEC_NONE);
+			else
+				assert_int_equal(bi->codec, AMB_CODEC_ZSTD);
+			assert_int_equal(amb_reader_load(r, i, p, &data, &len), 0);
+			assert_int_equal(len, s->len);
+			fill_payload(buf, s->len, (uint32_t)i, s->text);
+			if (len)
+				assert_memory_equal(data, buf, len);
+		}
+		amb_payload_free(p);
+		amb_reader_close(r);
+	}
+	free(buf);
+	tmpdir_free(dir);
+}
+
+static const struct spec every_type[] = {
+	{ AMB_BLOCK_META, AMB_STREAM_NONE, 300, true },
+	{ AMB_BLOCK_EVENT_ATTR, AMB_STREAM_NONE, 200, false },
+	{ AMB_BLOCK_RING, 1, 5000, true },
+	{ AMB_BLOCK_SYNTH, AMB_STREAM_NONE, 70, true },
+	{ AMB_BLOCK_BUILDID, AMB_STREAM_NONE, 90, false },
+	{ AMB_BLOCK_TRACEFS, AMB_STREAM_NONE, 2000, true },
+	{ AMB_BLOCK_KSYMS, AMB_STREAM_NONE, 4000, true },
+	{ AMB_BLOCK_TOPOLOGY, AMB_STREAM_NONE, 100, true },
+	{ AMB_BLOCK_COUNTS, AMB_STREAM_NONE, 48, false },
+	{ AMB_BLOCK_FILE, AMB_STREAM_NONE, 1000, false },
+	{ 200, 7, 64, true },  /* unknown type: written and read back */
+};
+
+static void test_every_type(void **state)
+{
+	(void)state;
+	roundtrip(every_type, AMB_ARRAY_SIZE(every_type), AMB_ARRAY_SIZE(every_type), 0, 3);
+	roundtrip(every_type, AMB_ARRAY_SIZE(every_type), AMB_ARRAY_SIZE(every_type), 1, 3);
+	roundtrip(every_type, AMB_ARRAY_SIZE(every_type), AMB_ARRAY_SIZE(every_type), 0, 0);
+}
+
+static void test_sizes(void **state)
+{
+	static const struct spec sizes[] = {
+		{ AMB_BLOCK_RING, 0, 0, true },
+		{ AMB_BLOCK_RING, 0, 1, true },
+		{ AMB_BLOCK_RING, 0, AMB_SMALL_BLOCK - 1, true },
+		{ AMB_BLOCK_RING, 0, AMB_SMALL_BLOCK, true },
+		{ AMB_BLOCK_RING, 1, 3u << 20, true },
+		{ AMB_BLOCK_RING, 1, 3u << 20, false },
+	};
+
+	(void)state;
+	roundtrip(sizes, AMB_ARRAY_SIZE(sizes), AMB_ARRAY_SIZE(sizes), 0, 1);
+	roundtrip(sizes, AMB_ARRAY_SIZE(sizes), AMB_ARRAY_SIZE(sizes), 1, 1);
+}
+
+static void test_many_blocks(void **state)
+{
+	static const struct spec small[] = {
+		{ AMB_BLOCK_RING, 0, 100, true },
+		{ AMB_BLOCK_RING, 1, 10, false },
+	};
+
+	(void)state;
+	roundtrip(small, AMB_ARRAY_SIZE(small), 5000, 0, 1);
+	roundtrip(small, AMB_ARRAY_SIZE(small), 5000, 1, 1);
+}
+
+struct appender {
+	struct amb_writer *w;
+	uint32_t stream;
+};
+
+#define APPENDS 300
+
+static void *append_thread(void *arg)
+{
+	struct appender *a = arg;
+	uint8_t buf[256];
+
+	for (uint32_t i = 0; i < APPENDS; i++) {
+		struct amb_block_desc d = { AMB_BLOCK_RING, a->stream, i, 0, 0 };
+		size_t len = 8 + i % 200;
+
+		/* The payload says who wrote it and which one it is. */
+		fill_payload(buf, len, a->stream * 100000 + i, true);
+		if (amb_writer_append(a->w, &d, buf, len))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+/* Four threads append at once: every block arrives once, intact, and each
+ * thread's blocks keep their order. */
+static void test_concurrent(void **state)
+{
+	(void)state;
+	for (int threads = 0; threads <= 1; threads++) {
+		char *dir = tmpdir_new();
+		const char *path = tpath(dir, "conc.amber");
+		struct amb_writer_opts o;
+		struct appender a[4];
+		pthread_t t[4];
+		struct amb_reader *r;
+		struct amb_payload *p = amb_payload_new();
+		uint32_t next[4] = { 0 };
+		uint8_t buf[256];
+		size_t i;
+
+		amb_writer_opts_init(&o);
+		o.threads = threads;
+		o.max_queued = 4096;
+		assert_int_equal(amb_writer_open(path, &o, &a[0].w), 0);
+		for (i = 0; i < 4; i++) {
+			a[i].w = a[0].w;
+			a[i].stream = (uint32_t)i;
+			assert_int_equal(pthread_create(&t[i], NULL, append_thread, &a[i]), 0);
+		}
+		for (i = 0; i < 4; i++) {
+			void *ret;
+
+			pthread_join(t[i], &ret);
+			assert_null(ret);
+		}
+		assert_int_equal(amb_writer_close(a[0].w), 0);
+
+		assert_int_equal(amb_reader_open(path, 0, &r), 0);
+		assert_int_equal(amb_reader_block_count(r), 4 * APPENDS + 2);
+		for (i = 0; i < 4 * APPENDS; i++) {
+			const struct amb_block_info *bi = amb_reader_block(r, i);
+			const void *data;
+			size_t len;
+			uint32_t s = bi->stream, k;
+
+			assert_true(s < 4);
+			k = next[s]++;
+			assert_int_equal(bi->seq, i);
+			assert_int_equal(bi->record_count, k);
+			assert_int_equal(amb_reader_load(r, i, p, &data, &len), 0);
+			assert_int_equal(len, 8 + k % 200);
+			fill_payload(buf, len, s * 100000 + k, true);
+			assert_memory_equal(data, buf, len);
+		}
+		amb_payload_free(p);
+		amb_reader_close(r);
+		tmpdir_free(dir);
+	}
+}
+
+/* threads = 1: append waits rather than queue more than max_queued. */
+static void test_queue_bound(void **state)
+{
+	char *dir = tmpdir_new();
+	struct amb_writer_opts o;
+	struct amb_writer_stats st;
+	struct amb_writer *w;
+	uint8_t buf[3000];
+
+	(void)state;
+	amb_writer_opts_init(&o);
+	o.threads = 1;
+	o.max_queued = 10000;
+	o.zstd_level = 6;
+	assert_int_equal(amb_writer_open(tpath(dir, "q.amber"), &o, &w), 0);
+	for (uint32_t i = 0; i < 300; i++) {
+		struct amb_block_desc d = { AMB_BLOCK_RING, 0, 0, 0, 0 };
+
+		fill_payload(buf, sizeof(buf), i, true);
+		assert_int_equal(amb_writer_append(w, &d, buf, sizeof(buf)), 0);
+		amb_writer_get_stats(w, &st);
+		assert_true(st.queued_bytes <= o.max_queued);
+	}
+	/* A block larger than the whole bound still goes through. */
+	assert_int_equal(amb_writer_append_owned(w, &(struct amb_block_desc){ AMB_BLOCK_RING, 0, 0, 0, 0 },
+						 calloc(1, 50000), 50000), 0);
+	assert_int_equal(amb_writer_flush(w), 0);
+	amb_writer_get_stats(w, &st);
+	assert_int_equal(st.queued_bytes, 0);
+	assert_int_equal(st.blocks, 301);
+	assert_true(st.raw_bytes == 300 * sizeof(buf) + 50000);
+	assert_true(st.stored_bytes < st.raw_bytes);
+	assert_int_equal(amb_writer_close(w), 0);
+	tmpdir_free(dir);
+}
+
+static void test_open_rules(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "x.amber");
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	struct amb_block_desc d = { AMB_BLOCK_RING, 0, 0, 0, 0 };
+	struct stat sb;
+	uint8_t b = 0;
+
+	(void)state;
+	assert_int_equal(amb_writer_open(path, NULL, &w), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+
+	/* Refused blocks leave the writer usable. */
+	assert_int_equal(amb_writer_append(w, &d, &b, AMB_BLOCK_RAW_MAX + (size_t)1), -E2BIG);
+	d.type = AMB_BLOCK_INDEX;
+	assert_int_equal(amb_writer_append(w, &d, &b, 1), -EINVAL);
+	d.type = AMB_BLOCK_RING;
+	d.first_time = 5;
+	d.last_time = 4;
+	assert_int_equal(amb_writer_append(w, &d, &b, 1), -EINVAL);
+	assert_int_equal(amb_writer_append_owned(w, &d, malloc(4), 4), -EINVAL);
+	d.last_time = 5;
+	assert_int_equal(amb_writer_append(w, &d, &b, 1), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+	assert_int_equal(amb_writer_close(NULL), 0);
+
+	assert_int_equal(amb_writer_open(path, NULL, &w), -EEXIST);
+	assert_null(w);
+	amb_writer_opts_init(&o);
+	o.threads = 2;
+	assert_int_equal(amb_writer_open(tpath(dir, "y.amber"), &o, &w), -EINVAL);
+	assert_int_equal(access(tpath(dir, "y.amber"), F_OK), -1);
+	tmpdir_free(dir);
+}
+
+/* Producer fields, uuid and created_ns reach the file header; a file that
+ * says its raw records are big-endian is exposed as such. */
+static void test_header_fields(void **state)
+{
+	static const uint8_t uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "be.amber");
+	const struct amb_file_header *h;
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	struct amb_reader *r;
+
+	(void)state;
+	amb_writer_opts_init(&o);
+	o.producer_endian = AMB_ENDIAN_BIG;
+	o.producer_word_size = 8;
+	o.producer_machine = 22;
+	o.uuid = uuid;
+	o.created_ns = 1234567890123ull;
+	o.sync = AMB_SYNC_BLOCK;
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	h = amb_reader_header(r);
+	assert_int_equal(h->producer_endian, AMB_ENDIAN_BIG);
+	assert_int_equal(h->producer_word_size, 8);
+	assert_int_equal(h->producer_machine, 22);
+	assert_memory_equal(h->uuid, uuid, 16);
+	assert_int_equal(h->created_ns, 1234567890123ull);
+	assert_int_equal(h->major, AMB_FORMAT_MAJOR);
+	assert_int_equal(h->header_len, AMB_FILE_HDR_SIZE);
+	assert_true(amb_reader_indexed(r));
+	assert_int_equal(amb_reader_block_count(r), 2);
+	amb_reader_close(r);
+
+	/* A random uuid is RFC 4122 version 4. */
+	assert_int_equal(amb_writer_open(tpath(dir, "u.amber"), NULL, &w), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+	assert_int_equal(amb_reader_open(tpath(dir, "u.amber"), 0, &r), 0);
+	h = amb_reader_header(r);
+	assert_int_equal(h->uuid[6] >> 4, 4);
+	assert_int_equal(h->uuid[8] >> 6, 2);
+	assert_int_equal(h->producer_endian, amb_host_is_le() ? AMB_ENDIAN_LITTLE : AMB_ENDIAN_BIG);
+	assert_int_equal(h->producer_word_size, sizeof(long));
+	amb_reader_close(r);
+	tmpdir_free(dir);
+}
+
+/* FORMAT.md §9: on a full disk the file is cut back to the last complete
+ * block, the error sticks, and a scan finds exactly the blocks written. */
+static void disk_full(const char *mnt, int threads)
+{
+	const char *path = tpath(mnt, threads ? "full1.amber" : "full0.amber");
+	struct amb_writer_opts o;
+	struct amb_writer_stats st;
+	struct amb_writer *w;
+	struct amb_reader *r;
+	struct amb_payload *p = amb_payload_new();
+	uint8_t buf[10000];
+	int err = 0, i;
+
+	amb_writer_opts_init(&o);
+	o.threads = threads;
+	o.max_queued = 30000;
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	for (i = 0; i < 1000 && !err; i++) {
+		struct amb_block_desc d = { AMB_BLOCK_RING, 0, (uint64_t)i, 0, 0 };
+
+		fill_payload(buf, sizeof(buf), (uint32_t)i, false);
+		err = amb_writer_append(w, &d, buf, sizeof(buf));
+	}
+	assert_int_equal(err, -ENOSPC);
+	amb_writer_get_stats(w, &st);
+	assert_int_equal(st.error, -ENOSPC);
+	assert_true(st.blocks > 0);
+	assert_int_equal(st.file_bytes, file_size_of(path));
+	assert_int_equal(amb_writer_append(w, &(struct amb_block_desc){ AMB_BLOCK_RING, 0, 0, 0, 0 },
+					   buf, 1), -ENOSPC);
+	assert_int_equal(amb_writer_close(w), -ENOSPC);
+
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	assert_false(amb_reader_indexed(r));
+	/* Only the "not closed" problem: no torn tail. */
+	assert_int_equal(amb_reader_problem_count(r), 1);
+	assert_int_equal(amb_reader_problem(r, 0)->err, -AMB_E_NO_TRAILER);
+	assert_int_equal(amb_reader_block_count(r), st.blocks);
+	for (size_t k = 0; k < st.blocks; k++) {
+		const void *data;
+		size_t len;
+
+		assert_int_equal(amb_reader_load(r, k, p, &data, &len), 0);
+		fill_payload(buf, sizeof(buf), (uint32_t)k, false);
+		assert_int_equal(len, sizeof(buf));
+		assert_memory_equal(data, buf, len);
+	}
+	amb_reader_close(r);
+	amb_payload_free(p);
+	unlink(path);
+}
+
+static void test_disk_full(void **state)
+{
+	char *dir = tmpdir_new();
+
+	(void)state;
+	assert_non_null(dir);
+	if (geteuid() != 0 || mount("amb-test", dir, "tmpfs", 0, "size=256k") != 0) {
+		tmpdir_free(dir);
+		skip();  /* needs root to mount a small tmpfs */
+	}
+	disk_full(dir, 0);
+	disk_full(dir, 1);
+	assert_int_equal(umount(dir), 0);
+	tmpdir_free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_type),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_many_blocks),
+		cmocka_unit_test(test_concurrent),
+		cmocka_unit_test(test_queue_bound),
+		cmocka_unit_test(test_open_rules),
+		cmocka_unit_test(test_header_fields),
+		cmocka_unit_test(test_disk_full),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
