@@ -31,6 +31,34 @@ long rec_proc_sys_long(const char *name, long def)
 	return v;
 }
 
+/*
+ * Kernels built with function padding (CONFIG_FUNCTION_PADDING_CFI, 6.2+)
+ * list a "__pfx_NAME" symbol for the NOP padding in front of every
+ * function: almost half of /proc/kallsyms, never executed, and so never
+ * sampled.  Leaving them out halves the KSYMS block (FORMAT.md §5).
+ */
+size_t rec_kallsyms_drop_padding(char *text, size_t len)
+{
+	size_t in = 0, out = 0;
+
+	while (in < len) {
+		char *nl = memchr(text + in, '\n', len - in);
+		size_t n = nl ? (size_t)(nl - (text + in)) + 1 : len - in;
+		const char *name = memchr(text + in, ' ', n);
+
+		/* "ADDR TYPE NAME[\t[MODULE]]": the name follows the second space. */
+		if (name)
+			name = memchr(name + 1, ' ', n - (size_t)(name + 1 - (text + in)));
+		if (!name || strncmp(name + 1, "__pfx_", 6) != 0) {
+			memmove(text + out, text + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	text[out] = 0;
+	return out;
+}
+
 char *rec_kallsyms_read(size_t *len)
 {
 	char *text = amb_read_file("/proc/kallsyms", KALLSYMS_MAX, len);
@@ -56,6 +84,7 @@ char *rec_kallsyms_read(size_t *len)
 		errno = EPERM;
 		return NULL;
 	}
+	*len = rec_kallsyms_drop_padding(text, *len);
 	return text;
 }
 

@@ -73,6 +73,8 @@ static void usage(FILE *f)
 		"  -z, --compression-level N  zstd level, 0 stores raw (default %d)\n"
 		"      --flush-interval MS  write staged records at least this often (default %u)\n"
 		"      --sync               fdatasync every block\n"
+		"      --embed[=hit|all]    embed the ELF files of the DSOs the targets mapped\n"
+		"                           executable (hit, the default) or of all DSOs\n"
 		"      --list-events [PAT]  list the events this machine can record\n"
 		"  -h, --help, --version\n",
 		REC_DEFAULT_FREQ, REC_DEFAULT_STACK_SIZE, REC_DEFAULT_OUTPUT,
@@ -587,6 +589,16 @@ int main(int argc, char **argv)
 	err = atomic_load(&s->drain.error);
 	if (!err)
 		err = write_epilogue(s, &totals, wstatus, have_status);
+	if (!err && s->opts.embed) {
+		struct rec_embed_stats es;
+
+		err = rec_embed_write(s->w, s->opts.output, s->opts.embed,
+				      s->target.kind != REC_TARGET_SYSTEM, &es);
+		if (!err)
+			fprintf(stderr, "[ amber-rec: embedded %u files (%.2f MB before "
+				"compression)%s ]\n", es.files, (double)es.bytes / 1e6,
+				es.stale ? "; some changed since mapped, see warnings" : "");
+	}
 	if (!err)
 		err = amb_writer_flush(s->w);
 	if (err)

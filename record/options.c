@@ -17,6 +17,7 @@ enum {
 	OPT_BRANCH,
 	OPT_FLUSH,
 	OPT_SYNC,
+	OPT_EMBED,
 	OPT_DURATION,
 	OPT_LIST,
 	OPT_VERSION,
@@ -35,6 +36,7 @@ static const struct option long_opts[] = {
 	{ "compression-level", required_argument, NULL, 'z' },
 	{ "flush-interval",    required_argument, NULL, OPT_FLUSH },
 	{ "sync",              no_argument,       NULL, OPT_SYNC },
+	{ "embed",             optional_argument, NULL, OPT_EMBED },
 	{ "duration",          required_argument, NULL, OPT_DURATION },
 	{ "pid",               required_argument, NULL, 'p' },
 	{ "tid",               required_argument, NULL, 't' },
@@ -222,6 +224,14 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 			break;
 		case OPT_SYNC:
 			o->sync = true;
+			break;
+		case OPT_EMBED:
+			if (!optarg || !strcmp(optarg, "hit"))
+				o->embed = REC_EMBED_HIT;
+			else if (!strcmp(optarg, "all"))
+				o->embed = REC_EMBED_ALL;
+			else
+				return fail(err, errlen, "invalid --embed '%s' (hit or all)", optarg);
 			break;
 		case OPT_DURATION: {
 			char *end;

@@ -53,6 +53,7 @@ struct rec_opts {
 	int zstd_level;            /* -z */
 	unsigned flush_ms;         /* --flush-interval */
 	bool sync;                 /* --sync: fdatasync every block */
+	int embed;                 /* --embed[=hit|all]: enum rec_embed_mode */
 	double duration;           /* --duration seconds; 0 = until the end */
 	pid_t *pids;               /* -p (malloc'ed) */
 	size_t nr_pids;
@@ -323,11 +324,16 @@ int rec_buildid_cache_get(struct rec_buildid_cache *c, uint64_t dev, uint64_t in
 long rec_proc_sys_long(const char *name, long def);
 
 /*
- * /proc/kallsyms text (caller frees).  When kptr_restrict hides the
- * addresses (all zero) returns NULL with errno EPERM: storing it would be
- * useless.  Other errors: NULL with errno.
+ * /proc/kallsyms text (caller frees; *@len, which must not be NULL, gets its
+ * length), without the never-executed "__pfx_" padding symbols.  When
+ * kptr_restrict hides the addresses (all zero) returns NULL with errno
+ * EPERM: storing it would be useless.  Other errors: NULL with errno.
  */
 char *rec_kallsyms_read(size_t *len);
+
+/* Remove the "__pfx_" lines from kallsyms @text of @len bytes, in place
+ * (the result stays NUL-terminated).  Returns the new length. */
+size_t rec_kallsyms_drop_padding(char *text, size_t len);
 
 /* Find @sym ("_stext") in kallsyms @text.  Returns 0 or -ENOENT. */
 int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *addr);
@@ -424,5 +430,33 @@ int rec_topology_build(struct amb_buf *b);
 /* read() every fd of @el and append COUNTS entries to @b.  Returns the
  * number of entries or -ENOMEM; unreadable fds are skipped with a warning. */
 int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t, struct amb_buf *b);
+
+/* ---- embed.c (--embed) ------------------------------------------------------ */
+
+enum rec_embed_mode {
+	REC_EMBED_NONE = 0,
+	REC_EMBED_HIT,      /* DSOs the targets mapped executable (MMAP2) */
+	REC_EMBED_ALL,      /* and every user DSO of the BUILDID table */
+};
+
+struct rec_embed_stats {
+	unsigned files;     /* files embedded (ELF, debug info, vDSO) */
+	uint64_t bytes;     /* their size before compression */
+	unsigned stale;     /* left out: the file's build-id changed */
+};
+
+/*
+ * Append to @w FILE blocks (FORMAT.md §5.5) for the DSOs @mode selects,
+ * read back from @path, the recording @w is writing (flushed first): the
+ * executable user MMAP2 records of its RING blocks, and of its SYNTH
+ * blocks when @synth_is_target (-p/-t targets, not -a's every process) or
+ * for REC_EMBED_ALL; REC_EMBED_ALL adds the BUILDID table's user DSOs.
+ * Each ELF is embedded only when its bytes carry the recorded build-id
+ * (else a warning), with /usr/lib/debug/.build-id/xx/rest.debug when
+ * installed, and this kernel's vDSO image.  Returns 0 or a writer error
+ * (-ENOMEM, -errno).
+ */
+int rec_embed_write(struct amb_writer *w, const char *path, enum rec_embed_mode mode,
+		    bool synth_is_target, struct rec_embed_stats *st);
 
 #endif /* AMB_REC_INTERNAL_H */

@@ -16,8 +16,9 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in $(find "$B/tests/unit" -type f -perm -u+x 2>/dev/null | sort); do
 	out=$("$t" 2>&1); rc=$?
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	# A binary may run several cmocka groups: add up their summaries.
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
 	s=$(printf '%s\n' "$out" | grep -c '^\[  SKIPPED \] [a-z_]' || true)
 	p=${p:-0}; f=${f:-0}
 	if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi

@@ -352,6 +352,27 @@ static void test_kallsyms(void **state)
 	free(m);
 }
 
+static void test_kallsyms_padding(void **state)
+{
+	char text[] = "ffffffff81000000 T _stext\n"
+		      "ffffffff81000010 t __pfx_foo\n"
+		      "ffffffff81000020 t foo\n"
+		      "ffffffff81000030 t __pfx_bar\t[mod]\n"
+		      "ffffffff81000040 t bar\t[mod]\n"
+		      "ffffffff81000050 T __pfx_last";
+	size_t len;
+
+	(void)state;
+	len = rec_kallsyms_drop_padding(text, strlen(text));
+	assert_string_equal(text, "ffffffff81000000 T _stext\n"
+				  "ffffffff81000020 t foo\n"
+				  "ffffffff81000040 t bar\t[mod]\n");
+	assert_int_equal(len, strlen(text));
+	/* Lines that are not "ADDR TYPE NAME" stay. */
+	char odd[] = "garbage\n__pfx_x\n";
+	assert_int_equal(rec_kallsyms_drop_padding(odd, strlen(odd)), strlen("garbage\n__pfx_x\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_padding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
