@@ -296,7 +296,9 @@ static bool build_id_path(const struct ana_dso *d, const char *dir, const char *
 	return n > 0 && (size_t)n < len;
 }
 
-enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d)
+/* The search itself, done once per DSO: ana_dso_resolve() is called for
+ * every frame, and this one's frame is 38 KiB of candidate paths. */
+static enum ana_dso_status dso_search(struct ana_dso_table *t, struct ana_dso *d)
 {
 	char cand[8][4200];
 	char why[4400] = "";
@@ -306,8 +308,6 @@ enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d)
 	bool mismatch = false;
 	size_t n = 0, i;
 
-	if (d->status != ANA_DSO_UNRESOLVED)
-		return d->status;
 	if (d->build_id_len && t->embedded) {
 		const char *p = t->embedded(t->embedded_ctx, d->build_id, d->build_id_len);
 
@@ -363,4 +363,11 @@ enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d)
 				 dbg, t->opts.symfs ? " and --symfs" : "");
 	}
 	return d->status;
+}
+
+enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d)
+{
+	if (d->status != ANA_DSO_UNRESOLVED)
+		return d->status;
+	return dso_search(t, d);
 }

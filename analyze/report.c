@@ -193,33 +193,49 @@ static int cg_add(struct cg_node **root, const char *const *names, unsigned n, u
 
 /* ---- keys -------------------------------------------------------------------- */
 
+/* Append @s and the separator to the key. */
+static int key_put(struct amb_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (amb_buf_reserve(b, n + 1))
+		return -ENOMEM;
+	memcpy(b->data + b->len, s, n);
+	b->data[b->len + n] = KEY_SEP;
+	b->len += n + 1;
+	return 0;
+}
+
 static int append_value(struct report *r, const struct sort_key *k, const struct ana_sample *smp,
 			struct ana_thread *t, const struct frame *f)
 {
 	struct amb_buf *b = &r->key;
 	const struct ana_loc *loc = &f->loc;
 
+	/* Once per sample and per frame: no printf for the common keys. */
 	switch (k->kind) {
 	case SK_COMM:
-		return amb_buf_printf(b, "%s%c", ana_thread_comm(t), KEY_SEP);
+		return key_put(b, ana_thread_comm(t));
 	case SK_PID:
 		return amb_buf_printf(b, "%u:%s%c", smp->pid, ana_thread_comm(t), KEY_SEP);
 	case SK_TID:
 		return amb_buf_printf(b, "%u:%s%c", smp->tid, ana_thread_comm(t), KEY_SEP);
 	case SK_DSO:
-		return amb_buf_printf(b, "%s%c", ana_loc_dso_name(loc), KEY_SEP);
+		return key_put(b, ana_loc_dso_name(loc));
 	case SK_SYM:
-		return amb_buf_printf(b, "[%c] %s%c", loc->kernel ? 'k' : '.', f->name, KEY_SEP);
+		if (amb_buf_append(b, loc->kernel ? "[k] " : "[.] ", 4))
+			return -ENOMEM;
+		return key_put(b, f->name);
 	case SK_SRCLINE: {
 		char line[512];
 
 		ana_loc_srcline(loc, line, sizeof(line));
-		return amb_buf_printf(b, "%s%c", line, KEY_SEP);
+		return key_put(b, line);
 	}
 	case SK_CPU:
 		return amb_buf_printf(b, "%03u%c", smp->cpu, KEY_SEP);
 	case SK_EVENT:
-		return amb_buf_printf(b, "%s%c", smp->evt ? smp->evt->name : "[unknown]", KEY_SEP);
+		return key_put(b, smp->evt ? smp->evt->name : "[unknown]");
 	case SK_FIELD:
 		r->val.len = 0;
 		if (!r->tp || !smp->evt || !smp->evt->tracepoint ||
@@ -277,7 +293,11 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	f = &r->frames[r->nr_frames++];
 	f->loc = *loc;
 	f->inlined = false;
-	f->name = ana_intern(&r->strings, ana_loc_sym_name(loc, buf, sizeof(buf)));
+	f->name = ana_loc_sym_name(loc, buf, sizeof(buf));
+	/* The call graph compares names by pointer, and a made-up name lives
+	 * in @buf: those are interned; a symbol's name lasts as it is. */
+	if (r->callgraph || f->name == buf)
+		f->name = ana_intern(&r->strings, f->name);
 	return f->name ? 0 : -ENOMEM;
 }
 

@@ -282,64 +282,140 @@ void ana_out_init(struct ana_out *o, FILE *f)
 	o->f = f;
 	if (isatty(fileno(f)) && !ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col > 20)
 		o->width = ws.ws_col;
-	else
-		setvbuf(f, NULL, _IOFBF, 1 << 20);
 }
 
-void ana_out_no_cut(struct ana_out *o)
+static void out_fwrite(struct ana_out *o, const void *p, size_t n)
 {
-	o->width = 0;
+	if (n && fwrite(p, 1, n, o->f) != n)
+		o->error = true;
+}
+
+static void out_flush_buf(struct ana_out *o)
+{
+	out_fwrite(o, o->buf, o->len);
+	o->len = 0;
 }
 
 static void out_flush_line(struct ana_out *o)
 {
-	size_t n = AMB_MIN(o->line.len, (size_t)o->width);
-
-	if (n && fwrite(o->line.data, 1, n, o->f) != n)
-		o->error = true;
+	out_fwrite(o, o->line.data, AMB_MIN(o->line.len, (size_t)o->width));
 	if (fputc('\n', o->f) == EOF)
 		o->error = true;
 	o->line.len = 0;
 }
 
+/* Cutting: gather the current line, write it cut at each newline. */
+static void out_cut(struct ana_out *o, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (amb_buf_append(&o->line, p, (size_t)((nl ? nl : end) - p)))
+			o->error = true;
+		if (!nl)
+			break;
+		out_flush_line(o);
+		p = nl + 1;
+	}
+}
+
+void ana_out_no_cut(struct ana_out *o)
+{
+	/* What is pending goes out as it is, uncut. */
+	out_fwrite(o, o->line.data, o->line.len);
+	o->line.len = 0;
+	o->width = 0;
+}
+
+void ana_out_write_slow(struct ana_out *o, const void *p, size_t n)
+{
+	if (o->width) {
+		out_cut(o, p, n);
+		return;
+	}
+	if (!o->buf) {
+		o->buf = malloc(ANA_OUT_BUF);
+		o->len = 0;
+	}
+	if (o->buf && ANA_OUT_BUF - o->len < n)
+		out_flush_buf(o);
+	if (!o->buf || n >= ANA_OUT_BUF) {
+		out_fwrite(o, p, n);
+		return;
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
 void ana_out_printf(struct ana_out *o, const char *fmt, ...)
 {
+	char tmp[8192];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	if (!o->width) {
-		if (vfprintf(o->f, fmt, ap) < 0)
-			o->error = true;
-	} else {
-		char tmp[8192];
-		int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-		size_t len = n < 0 ? 0 : AMB_MIN((size_t)n, sizeof(tmp) - 1);
-		const char *p = tmp, *end = tmp + len;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-			if (amb_buf_append(&o->line, p, (size_t)((nl ? nl : end) - p)))
-				o->error = true;
-			if (!nl)
-				break;
-			out_flush_line(o);
-			p = nl + 1;
-		}
-	}
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		o->error = true;
+		return;
+	}
+	if ((size_t)n < sizeof(tmp) || o->width) {
+		/* Cut lines never need more than the stack buffer holds. */
+		ana_out_write(o, tmp, AMB_MIN((size_t)n, sizeof(tmp) - 1));
+		return;
+	}
+	{
+		char *big = malloc((size_t)n + 1);
+
+		if (!big) {
+			o->error = true;
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		ana_out_write(o, big, (size_t)n);
+		free(big);
+	}
 }
 
 void ana_out_json(struct ana_out *o, const char *s)
 {
-	if (o->width) {
-		/* JSON is never cut: write what is pending and stop cutting. */
-		if (o->line.len && fwrite(o->line.data, 1, o->line.len, o->f) != o->line.len)
-			o->error = true;
-		o->line.len = 0;
+	static const char hex[] = "0123456789abcdef";
+	const char *run;
+
+	/* JSON is never cut. */
+	if (o->width)
 		ana_out_no_cut(o);
+	ana_out_char(o, '"');
+	for (run = s = s ? s : ""; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[6] = { '\\', 0 };
+		size_t n = 2;
+
+		if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\')
+			continue;
+		ana_out_write(o, run, (size_t)(s - run));
+		run = s + 1;
+		switch (c) {
+		case '"':  esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+		}
+		ana_out_write(o, esc, n);
 	}
-	amb_json_str(o->f, s);
+	ana_out_write(o, run, (size_t)(s - run));
+	ana_out_char(o, '"');
 }
 
 int ana_out_finish(struct ana_out *o)
@@ -347,9 +423,69 @@ int ana_out_finish(struct ana_out *o)
 	if (o->line.len)
 		out_flush_line(o);
 	amb_buf_free(&o->line);
+	if (o->buf)
+		out_flush_buf(o);
+	free(o->buf);
+	o->buf = NULL;
 	if (fflush(o->f) || ferror(o->f))
 		o->error = true;
 	return o->error ? -1 : 0;
+}
+
+static void out_pad(struct ana_out *o, char pad, size_t n)
+{
+	static const char spaces[] = "                                ";
+	static const char zeros[] = "00000000000000000000000000000000";
+	const char *src = pad == '0' ? zeros : spaces;
+
+	while (n) {
+		size_t k = AMB_MIN(n, sizeof(spaces) - 1);
+
+		ana_out_write(o, src, k);
+		n -= k;
+	}
+}
+
+void ana_out_str_right(struct ana_out *o, const char *s, unsigned width)
+{
+	size_t len = strlen(s);
+
+	if (len < width)
+		out_pad(o, ' ', width - len);
+	ana_out_write(o, s, len);
+}
+
+void ana_out_u64(struct ana_out *o, uint64_t v, unsigned width, char pad)
+{
+	char tmp[20];
+	char *p = tmp + sizeof(tmp);
+	size_t n;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	if (n < width)
+		out_pad(o, pad, width - n);
+	ana_out_write(o, p, n);
+}
+
+void ana_out_x64(struct ana_out *o, uint64_t v, unsigned width)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[16];
+	char *p = tmp + sizeof(tmp);
+	size_t n;
+
+	do {
+		*--p = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	if (n < width)
+		out_pad(o, ' ', width - n);
+	ana_out_write(o, p, n);
 }
 
 /* ---- progress ------------------------------------------------------------------ */

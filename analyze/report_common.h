@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analyze/analyze.h"
 #include "analyze/machine.h"
@@ -67,11 +68,20 @@ bool ana_filter_frame(const struct ana_filter *f, const struct ana_loc *loc, con
 
 /* ---- output -------------------------------------------------------------------- */
 
-/* Buffered output; lines are cut at the terminal width when it is a tty. */
+/* Bytes gathered before one fwrite (when lines are not cut). */
+#define ANA_OUT_BUF (256u << 10)
+
+/*
+ * Buffered output; lines are cut at the terminal width when it is a tty.
+ * Otherwise bytes gather in @buf and go out ANA_OUT_BUF at a time: the
+ * ana_out_write() family is what hot loops use instead of printf.
+ */
 struct ana_out {
 	FILE *f;
 	unsigned width;        /* 0: no limit */
 	struct amb_buf line;   /* the current line, when cutting */
+	char *buf;             /* pending output when not cutting (ANA_OUT_BUF), lazily */
+	size_t len;
 	bool error;
 };
 
@@ -79,9 +89,47 @@ void ana_out_init(struct ana_out *o, FILE *f);
 /* Never cut lines (JSON). */
 void ana_out_no_cut(struct ana_out *o);
 void ana_out_printf(struct ana_out *o, const char *fmt, ...) AMB_PRINTF(2, 3);
+/* @s as a JSON string literal, with the quotes. */
 void ana_out_json(struct ana_out *o, const char *s);
 /* Flush and free; returns 0, or -1 with errno when a write failed. */
 int ana_out_finish(struct ana_out *o);
+
+/* What ana_out_write() does when @buf is full, missing or lines are cut. */
+void ana_out_write_slow(struct ana_out *o, const void *p, size_t n);
+
+/* Append @n bytes of @p. */
+static inline void ana_out_write(struct ana_out *o, const void *p, size_t n)
+{
+	if (o->buf && !o->width && ANA_OUT_BUF - o->len >= n) {
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		return;
+	}
+	ana_out_write_slow(o, p, n);
+}
+
+static inline void ana_out_str(struct ana_out *o, const char *s)
+{
+	ana_out_write(o, s, strlen(s));
+}
+
+static inline void ana_out_char(struct ana_out *o, char c)
+{
+	if (o->buf && !o->width && o->len < ANA_OUT_BUF) {
+		o->buf[o->len++] = c;
+		return;
+	}
+	ana_out_write_slow(o, &c, 1);
+}
+
+/* @s right-aligned in @width columns (printf "%*s"); never cut. */
+void ana_out_str_right(struct ana_out *o, const char *s, unsigned width);
+/* @v in decimal, right-aligned in @width columns padded with @pad (' ' or
+ * '0'): printf "%*" PRIu64 and "%0*" PRIu64. */
+void ana_out_u64(struct ana_out *o, uint64_t v, unsigned width, char pad);
+/* @v in lower-case hex, right-aligned in @width columns with spaces
+ * (printf "%*" PRIx64). */
+void ana_out_x64(struct ana_out *o, uint64_t v, unsigned width);
 
 /* ---- progress ------------------------------------------------------------------ */
 

@@ -59,6 +59,26 @@ static const char *loc_dso_path(const struct ana_loc *loc)
 	return ana_loc_dso_name(loc);
 }
 
+/* "sym+0xoff", or the made-up name of what has no symbol. */
+static void print_sym_off(struct ana_out *o, const struct ana_loc *loc)
+{
+	char name[128];
+
+	ana_out_str(o, ana_loc_sym_name(loc, name, sizeof(name)));
+	if (loc->kind == ANA_LOC_SYM || loc->kind == ANA_LOC_KERNEL) {
+		ana_out_write(o, "+0x", 3);
+		ana_out_x64(o, loc->offset, 0);
+	}
+}
+
+/* " (dso path)" */
+static void print_dso(struct ana_out *o, const struct ana_loc *loc)
+{
+	ana_out_write(o, " (", 2);
+	ana_out_str(o, loc_dso_path(loc));
+	ana_out_char(o, ')');
+}
+
 static int print_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 {
 	struct script *sc = ctx;
@@ -69,50 +89,62 @@ static int print_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	(void)depth;
 	sc->nr_frames++;
 	if (sc->json) {
-		ana_out_printf(o, "%s{\"ip\":\"0x%" PRIx64 "\"", sc->nr_frames > 1 ? "," : "",
-			       loc->addr);
+		if (sc->nr_frames > 1)
+			ana_out_char(o, ',');
+		ana_out_str(o, "{\"ip\":\"0x");
+		ana_out_x64(o, loc->addr, 0);
+		ana_out_char(o, '"');
 		if (sc->fields & F_SYM) {
-			ana_out_printf(o, ",\"sym\":");
+			ana_out_str(o, ",\"sym\":");
 			ana_out_json(o, ana_loc_sym_name(loc, name, sizeof(name)));
-			ana_out_printf(o, ",\"offset\":%" PRIu64, loc->offset);
+			ana_out_str(o, ",\"offset\":");
+			ana_out_u64(o, loc->offset, 0, ' ');
 			if (sc->inline_frames && loc->kind == ANA_LOC_SYM && loc->sym->nr_inl) {
-				ana_out_printf(o, ",\"inlined\":[");
+				ana_out_str(o, ",\"inlined\":[");
 				for (i = 0; i < loc->sym->nr_inl; i++) {
-					ana_out_printf(o, "%s", i ? "," : "");
+					if (i)
+						ana_out_char(o, ',');
 					ana_out_json(o, loc->sym->inl[i].name);
 				}
-				ana_out_printf(o, "]");
+				ana_out_char(o, ']');
 			}
 		}
 		if (sc->fields & F_DSO) {
-			ana_out_printf(o, ",\"dso\":");
+			ana_out_str(o, ",\"dso\":");
 			ana_out_json(o, loc_dso_path(loc));
 		}
 		if (sc->fields & F_SRCLINE) {
-			ana_out_printf(o, ",\"srcline\":");
+			ana_out_str(o, ",\"srcline\":");
 			ana_out_json(o, ana_loc_srcline(loc, line, sizeof(line)));
 		}
-		ana_out_printf(o, "}");
+		ana_out_char(o, '}');
 		return 0;
 	}
 	/* perf script shows inlined functions as frames of their own. */
-	if (sc->inline_frames && (sc->fields & F_SYM) && loc->kind == ANA_LOC_SYM)
-		for (i = 0; i < loc->sym->nr_inl; i++)
-			ana_out_printf(o, "\t%16" PRIx64 " %s (inlined)\n", loc->addr,
-				       loc->sym->inl[i].name);
-	ana_out_printf(o, "\t");
-	if (sc->fields & F_IP)
-		ana_out_printf(o, "%16" PRIx64 " ", loc->addr);
-	if (sc->fields & F_SYM) {
-		ana_out_printf(o, "%s", ana_loc_sym_name(loc, name, sizeof(name)));
-		if (loc->kind == ANA_LOC_SYM || loc->kind == ANA_LOC_KERNEL)
-			ana_out_printf(o, "+0x%" PRIx64, loc->offset);
+	if (sc->inline_frames && (sc->fields & F_SYM) && loc->kind == ANA_LOC_SYM) {
+		for (i = 0; i < loc->sym->nr_inl; i++) {
+			ana_out_char(o, '\t');
+			ana_out_x64(o, loc->addr, 16);
+			ana_out_char(o, ' ');
+			ana_out_str(o, loc->sym->inl[i].name);
+			ana_out_write(o, " (inlined)\n", 11);
+		}
 	}
+	ana_out_char(o, '\t');
+	if (sc->fields & F_IP) {
+		ana_out_x64(o, loc->addr, 16);
+		ana_out_char(o, ' ');
+	}
+	if (sc->fields & F_SYM)
+		print_sym_off(o, loc);
 	if (sc->fields & F_DSO)
-		ana_out_printf(o, " (%s)", loc_dso_path(loc));
-	ana_out_printf(o, "\n");
-	if (sc->fields & F_SRCLINE)
-		ana_out_printf(o, "  %s\n", ana_loc_srcline(loc, line, sizeof(line)));
+		print_dso(o, loc);
+	ana_out_char(o, '\n');
+	if (sc->fields & F_SRCLINE) {
+		ana_out_write(o, "  ", 2);
+		ana_out_str(o, ana_loc_srcline(loc, line, sizeof(line)));
+		ana_out_char(o, '\n');
+	}
 	return 0;
 }
 
@@ -200,56 +232,74 @@ static int process_sample(struct script *sc, const struct ana_sample *smp)
 		print_json_sample(sc, smp, t, want);
 		return 0;
 	}
-	if (sc->fields & F_COMM)
-		ana_out_printf(o, "%16s ", ana_thread_comm(t));
-	if (sc->fields & F_PID)
-		ana_out_printf(o, "%7u/", smp->pid);
-	if (sc->fields & F_TID)
-		ana_out_printf(o, "%7u ", smp->tid);
-	if (sc->fields & F_CPU)
-		ana_out_printf(o, "[%03u] ", smp->cpu);
-	if (sc->fields & F_TIME)
-		ana_out_printf(o, "%" PRIu64 ".%06" PRIu64 ": ", smp->time / 1000000000,
-			       smp->time % 1000000000 / 1000);
-	if ((sc->fields & F_PERIOD) && !tracepoint)
-		ana_out_printf(o, "%10" PRIu64 " ", smp->period);
-	if (sc->fields & F_EVENT)
-		ana_out_printf(o, "%s: ", smp->evt ? smp->evt->name : "[unknown]");
+	/* The hot path formats by hand: printf is most of the time otherwise. */
+	if (sc->fields & F_COMM) {
+		ana_out_str_right(o, ana_thread_comm(t), 16);
+		ana_out_char(o, ' ');
+	}
+	if (sc->fields & F_PID) {
+		ana_out_u64(o, smp->pid, 7, ' ');
+		ana_out_char(o, '/');
+	}
+	if (sc->fields & F_TID) {
+		ana_out_u64(o, smp->tid, 7, ' ');
+		ana_out_char(o, ' ');
+	}
+	if (sc->fields & F_CPU) {
+		ana_out_char(o, '[');
+		ana_out_u64(o, smp->cpu, 3, '0');
+		ana_out_write(o, "] ", 2);
+	}
+	if (sc->fields & F_TIME) {
+		ana_out_u64(o, smp->time / 1000000000, 0, ' ');
+		ana_out_char(o, '.');
+		ana_out_u64(o, smp->time % 1000000000 / 1000, 6, '0');
+		ana_out_write(o, ": ", 2);
+	}
+	if ((sc->fields & F_PERIOD) && !tracepoint) {
+		ana_out_u64(o, smp->period, 10, ' ');
+		ana_out_char(o, ' ');
+	}
+	if (sc->fields & F_EVENT) {
+		ana_out_str(o, smp->evt ? smp->evt->name : "[unknown]");
+		ana_out_write(o, ": ", 2);
+	}
 	if (tracepoint && (sc->fields & F_TRACE)) {
 		sc->tmp.len = 0;
 		if (sc->tp && !ana_tp_format(sc->tp, smp->raw, smp->raw_size, &sc->tmp))
-			ana_out_printf(o, "%s", (const char *)sc->tmp.data);
+			ana_out_str(o, (const char *)sc->tmp.data);
 		else
 			ana_out_printf(o, "[payload of %u bytes not decoded]", smp->raw_size);
 	}
 	if (!(sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE))) {
-		ana_out_printf(o, "\n");
+		ana_out_char(o, '\n');
 		return 0;
 	}
 	if (!smp->nr_callchain && !smp->user_stack_size) {
 		/* No stack: the ip on the sample's own line, as perf does. */
 		struct ana_loc loc;
-		char name[128], line[512];
+		char line[512];
 
 		ana_machine_resolve(sc->m, t, smp->cpumode, smp->ip, smp->ip, want, &loc);
-		if (sc->fields & F_IP)
-			ana_out_printf(o, "%16" PRIx64 " ", smp->ip);
-		if (sc->fields & F_SYM) {
-			ana_out_printf(o, "%s", ana_loc_sym_name(&loc, name, sizeof(name)));
-			if (loc.kind == ANA_LOC_SYM || loc.kind == ANA_LOC_KERNEL)
-				ana_out_printf(o, "+0x%" PRIx64, loc.offset);
+		if (sc->fields & F_IP) {
+			ana_out_x64(o, smp->ip, 16);
+			ana_out_char(o, ' ');
 		}
+		if (sc->fields & F_SYM)
+			print_sym_off(o, &loc);
 		if (sc->fields & F_DSO)
-			ana_out_printf(o, " (%s)", loc_dso_path(&loc));
-		if (sc->fields & F_SRCLINE)
-			ana_out_printf(o, "\n  %s", ana_loc_srcline(&loc, line, sizeof(line)));
-		ana_out_printf(o, "\n");
+			print_dso(o, &loc);
+		if (sc->fields & F_SRCLINE) {
+			ana_out_write(o, "\n  ", 3);
+			ana_out_str(o, ana_loc_srcline(&loc, line, sizeof(line)));
+		}
+		ana_out_char(o, '\n');
 		return 0;
 	}
-	ana_out_printf(o, "\n");
+	ana_out_char(o, '\n');
 	sc->nr_frames = 0;
 	ana_machine_walk_stack(sc->m, t, smp, want, sc->max_stack, print_frame, sc);
-	ana_out_printf(o, "\n");
+	ana_out_char(o, '\n');
 	return 0;
 }
 

@@ -38,7 +38,12 @@ struct ana_session {
 	char *path;
 	bool swap;
 	struct kv_map meta, topo, tracefs;
-	struct amb_buf ksyms;
+	/* KSYMS text: the decoded block itself when there is one (the reader
+	 * NUL-terminates payloads), else the blocks joined in @ksyms_joined. */
+	struct amb_payload *ksyms_pl;
+	const char *ksyms;
+	size_t ksyms_len;
+	struct amb_buf ksyms_joined;
 	struct ana_event *events;
 	size_t nr_events;
 	struct id_entry *ids;          /* sorted by id */
@@ -250,6 +255,42 @@ static int build_id_map(struct ana_session *s)
 	return 0;
 }
 
+/*
+ * Keep the KSYMS text of @data: megabytes, so the first block's payload is
+ * kept as it is (*@pl is taken over and replaced by a new one); a second
+ * block makes a joined copy of both.
+ */
+static int take_ksyms(struct ana_session *s, struct amb_payload **pl, const void *data,
+		      size_t len)
+{
+	struct amb_buf *j = &s->ksyms_joined;
+
+	if (!s->ksyms) {
+		struct amb_payload *fresh = amb_payload_new();
+
+		if (!fresh)
+			return -ENOMEM;
+		s->ksyms_pl = *pl;
+		*pl = fresh;
+		s->ksyms = data;
+		s->ksyms_len = len;
+		return 0;
+	}
+	if (!j->len && amb_buf_append(j, s->ksyms, s->ksyms_len))
+		return -ENOMEM;
+	/* Joined text stays NUL-terminated, the NUL not counted. */
+	if (amb_buf_reserve(j, len + 1))
+		return -ENOMEM;
+	memcpy(j->data + j->len, data, len);
+	j->len += len;
+	j->data[j->len] = '\0';
+	s->ksyms = (const char *)j->data;
+	s->ksyms_len = j->len;
+	amb_payload_free(s->ksyms_pl);
+	s->ksyms_pl = NULL;
+	return 0;
+}
+
 static int load_tables(struct ana_session *s)
 {
 	struct amb_payload *pl = amb_payload_new();
@@ -291,7 +332,7 @@ static int load_tables(struct ana_session *s)
 			err = load_kv(&s->tracefs, bi, data, len);
 			break;
 		case AMB_BLOCK_KSYMS:
-			err = amb_buf_append(&s->ksyms, data, len);
+			err = take_ksyms(s, &pl, data, len);
 			break;
 		case AMB_BLOCK_EVENT_ATTR:
 			err = load_events(s, bi, data, len);
@@ -301,9 +342,6 @@ static int load_tables(struct ana_session *s)
 			break;
 		}
 	}
-	/* KSYMS text is handed out NUL-terminated. */
-	if (!err && s->ksyms.len)
-		err = amb_buf_append(&s->ksyms, "", 1);
 	if (!err)
 		err = build_id_map(s);
 	amb_payload_free(pl);
@@ -349,7 +387,8 @@ void ana_session_close(struct ana_session *s)
 	kv_free(&s->meta);
 	kv_free(&s->topo);
 	kv_free(&s->tracefs);
-	amb_buf_free(&s->ksyms);
+	amb_payload_free(s->ksyms_pl);
+	amb_buf_free(&s->ksyms_joined);
 	for (size_t i = 0; i < s->nr_events; i++) {
 		free(s->events[i].name);
 		free(s->events[i].ids);
@@ -399,8 +438,8 @@ const char *ana_session_tracefs(const struct ana_session *s, const char *key, si
 const char *ana_session_ksyms(const struct ana_session *s, size_t *len)
 {
 	if (len)
-		*len = s->ksyms.len ? s->ksyms.len - 1 : 0;
-	return s->ksyms.len ? (const char *)s->ksyms.data : NULL;
+		*len = s->ksyms_len;
+	return s->ksyms_len ? s->ksyms : NULL;
 }
 
 size_t ana_session_event_count(const struct ana_session *s)

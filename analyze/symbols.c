@@ -7,7 +7,13 @@
  * Symbols come from dwfl_module_addrinfo (.symtab, else .dynsym, and the
  * separate debuginfo libdwfl finds), source lines from dwfl_module_getsrc,
  * and the inline chain from the DWARF scopes (dwarf_getscopes) around the
- * address in its CU.
+ * address in its CU.  Line tables and DWARF scopes are read only for the
+ * addresses whose caller asks for them (ANA_SYM_SRCLINE, ANA_SYM_INLINE).
+ *
+ * dwfl_module_addrinfo walks the whole symbol table on each call, so a
+ * symbol it named is remembered as an address range whenever no other
+ * symbol could answer for an address inside it (range_is_clean): the
+ * table is walked about once per function, not once per address.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -18,6 +24,7 @@
 #include <string.h>
 
 #include "analyze/symbols.h"
+#include "common/common.h"
 
 struct load_seg {
 	uint64_t off, filesz, vaddr;
@@ -38,6 +45,19 @@ struct cache_chunk {
 	struct cache_entry e[CHUNK_ENTRIES];
 };
 
+/* Where a symbol of the module's table lies: [start, end), end == start
+ * for a sizeless one. */
+struct sym_span {
+	uint64_t start, end;
+};
+
+/* A symbol dwfl_module_addrinfo() answered with for every address of
+ * [start, end): see range_is_clean(). */
+struct sym_range {
+	uint64_t start, end;
+	const char *name;
+};
+
 struct ana_sym_cache {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -47,6 +67,15 @@ struct ana_sym_cache {
 	struct cache_entry **tab;
 	size_t cap, nr;         /* cap is a power of two */
 	struct cache_chunk *chunks;
+	/* dwfl_module_addrinfo() walks the whole symbol table on every call;
+	 * symbols it has named are remembered as ranges, so that it runs
+	 * about once per function instead of once per address. */
+	struct sym_span *spans;  /* every symbol, sorted by start */
+	uint64_t *reach;         /* reach[i]: the highest end of spans[0..i] */
+	size_t nr_spans;
+	bool spans_loaded;
+	struct sym_range *ranges; /* sorted by start, disjoint */
+	size_t nr_ranges, cap_ranges;
 };
 
 static char *debuginfo_path;
@@ -66,6 +95,9 @@ void ana_sym_cache_free(struct ana_sym_cache *c)
 		dwfl_end(c->dwfl);
 	free(c->segs);
 	free(c->tab);
+	free(c->spans);
+	free(c->reach);
+	free(c->ranges);
 	while (c->chunks) {
 		struct cache_chunk *next = c->chunks->next;
 
@@ -242,6 +274,159 @@ static void lookup_inline(Dwfl_Module *mod, uint64_t addr, struct ana_sym_info *
 	free(scopes);
 }
 
+static int span_cmp(const void *a, const void *b)
+{
+	const struct sym_span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Every named symbol's extent, sorted, with the running highest end. */
+static int load_spans(struct ana_sym_cache *c)
+{
+	int n = dwfl_module_getsymtab(c->mod), i;
+	size_t k = 0;
+
+	c->spans_loaded = true;
+	if (n <= 1)
+		return 0;
+	c->spans = malloc((size_t)n * sizeof(*c->spans));
+	c->reach = malloc((size_t)n * sizeof(*c->reach));
+	if (!c->spans || !c->reach)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		GElf_Addr a;
+		GElf_Sym sym;
+
+		if (!dwfl_module_getsym_info(c->mod, i, &sym, &a, NULL, NULL, NULL))
+			continue;
+		c->spans[k].start = a;
+		/* A symbol running past the address space overlaps all above it. */
+		if (__builtin_add_overflow(a, sym.st_size, &c->spans[k].end))
+			c->spans[k].end = UINT64_MAX;
+		k++;
+	}
+	qsort(c->spans, k, sizeof(*c->spans), span_cmp);
+	for (size_t j = 0; j < k; j++)
+		c->reach[j] = j ? AMB_MAX(c->reach[j - 1], c->spans[j].end) : c->spans[j].end;
+	c->nr_spans = k;
+	return 0;
+}
+
+/* Index of the first span starting at or above @addr, or nr_spans. */
+static size_t spans_lower(const struct ana_sym_cache *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nr_spans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->spans[mid].start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * True when dwfl_module_addrinfo() names the symbol [start, end) for every
+ * address inside it: no other symbol overlaps it or starts inside it but
+ * its exact aliases.  It picks, among the symbols containing an address,
+ * the closest below with a nonzero size, breaking ties on binding, and
+ * falls back to sizeless symbols only when none contains the address (a
+ * global one at exactly the address also hides the locals): with no other
+ * symbol around, every address of the range sees the same candidates.
+ */
+static bool range_is_clean(const struct ana_sym_cache *c, uint64_t start, uint64_t end)
+{
+	size_t i = spans_lower(c, start);
+
+	if (i > 0 && c->reach[i - 1] > start)
+		return false;
+	for (; i < c->nr_spans && c->spans[i].start < end; i++)
+		if (c->spans[i].start != start || c->spans[i].end != end)
+			return false;
+	return true;
+}
+
+/* The remembered range containing @addr, or NULL. */
+static const struct sym_range *range_find(const struct ana_sym_cache *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nr_ranges;
+
+	/* Invariant: ranges[0..lo) start at or below @addr, ranges[hi..) above. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < c->ranges[lo - 1].end)
+		return &c->ranges[lo - 1];
+	return NULL;
+}
+
+/* Remember that @name covers [start, start + size) if nothing else can
+ * answer for an address there.  Failing to remember costs only time. */
+static void range_learn(struct ana_sym_cache *c, uint64_t start, uint64_t size,
+			const char *name)
+{
+	struct sym_range *r;
+	uint64_t end;
+	size_t i;
+
+	if (!size || __builtin_add_overflow(start, size, &end))
+		return;
+	if (!c->spans_loaded && load_spans(c)) {
+		free(c->spans);
+		free(c->reach);
+		c->spans = NULL;
+		c->reach = NULL;
+		return;
+	}
+	if (!range_is_clean(c, start, end))
+		return;
+	if (c->nr_ranges == c->cap_ranges) {
+		size_t cap = c->cap_ranges ? c->cap_ranges * 2 : 64;
+
+		r = realloc(c->ranges, cap * sizeof(*r));
+		if (!r)
+			return;
+		c->ranges = r;
+		c->cap_ranges = cap;
+	}
+	for (i = c->nr_ranges; i > 0 && c->ranges[i - 1].start > start; i--)
+		;
+	memmove(&c->ranges[i + 1], &c->ranges[i], (c->nr_ranges - i) * sizeof(*c->ranges));
+	c->ranges[i] = (struct sym_range){ start, end, name };
+	c->nr_ranges++;
+}
+
+/* The ELF symbol containing @addr into @info. */
+static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym_info *info)
+{
+	const struct sym_range *r = range_find(c, addr);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+
+	if (r) {
+		info->name = r->name;
+		info->offset = addr - r->start;
+		info->sym_start = r->start;
+		return;
+	}
+	info->name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
+	info->offset = info->name ? off : 0;
+	info->sym_start = addr - info->offset;
+	if (info->name)
+		range_learn(c, info->sym_start, sym.st_size, info->name);
+}
+
 int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
 		   const struct ana_sym_info **out)
 {
@@ -254,12 +439,7 @@ int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
 	if (!e)
 		return -ENOMEM;
 	if (!e->have) {
-		GElf_Off off = 0;
-		GElf_Sym sym;
-
-		e->info.name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
-		e->info.offset = e->info.name ? off : 0;
-		e->info.sym_start = addr - e->info.offset;
+		lookup_symbol(c, addr, &e->info);
 		e->have = 1u << 31;   /* symbol done */
 	}
 	if ((want & ANA_SYM_SRCLINE) && !(e->have & ANA_SYM_SRCLINE)) {

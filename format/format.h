@@ -277,6 +277,8 @@ void amb_payload_free(struct amb_payload *p);
 /*
  * Read block @i, check its payload checksum, decompress it into @p and
  * point *data and *len at the raw payload (valid until the next load into @p).
+ * A NUL byte follows the payload (not counted in *len), so text payloads
+ * such as KSYMS can be used in place as strings.
  * Errors: -EINVAL for a bad @i, -errno from pread, -AMB_E_TRUNCATED,
  * -AMB_E_PAYLOAD_CHECKSUM, -AMB_E_CODEC, -AMB_E_DECOMPRESS, -ENOMEM.  The
  * message of the last error, naming block and offset, is in

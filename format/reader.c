@@ -242,8 +242,9 @@ again:
 			 i, off, (unsigned long long)r->file_size);
 		return -AMB_E_TRUNCATED;
 	}
-	if (need > p->in_cap) {
-		uint8_t *q = realloc(p->in, need);
+	/* One byte more, for the NUL after a stored (codec none) payload. */
+	if (need + 1 > p->in_cap) {
+		uint8_t *q = realloc(p->in, need + 1);
 
 		if (!q) {
 			snprintf(p->errmsg, sizeof(p->errmsg),
@@ -251,7 +252,7 @@ again:
 			return -ENOMEM;
 		}
 		p->in = q;
-		p->in_cap = need;
+		p->in_cap = need + 1;
 	}
 	n = amb_pread_full(r->fd, p->in, need, bi->offset);
 	if (n < 0 || (size_t)n < need) {
@@ -297,6 +298,7 @@ again:
 			err = -AMB_E_CORRUPT;
 			goto fail;
 		}
+		p->in[need] = '\0';
 		*data = p->stored;
 		*len = p->stored_len;
 		return 0;
@@ -343,6 +345,7 @@ again:
 			err = -AMB_E_DECOMPRESS;
 			goto fail;
 		}
+		p->out[raw] = '\0';
 		*data = p->out;
 		*len = raw;
 		return 0;

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/archive.c - the `archive` command: copy a recording and append
+ * FILE blocks (FORMAT.md §5.5) holding the ELF files, separate debug info
+ * and vDSO image its analysis needs, so that it analyzes on any machine.
+ *
+ * Which DSOs: those the samples hit (--hit, the default: the session is
+ * replayed and every sample ip, callchain entry and stack word pointing
+ * into code is resolved to its DSO), or every user DSO the recording maps
+ * (--all).  Each is looked for on this machine in dso.c's order and used
+ * only when its build-id equals the recorded one; a DSO without a recorded
+ * build-id cannot be keyed and is left out with a warning.
+ *
+ * The input's blocks are decoded and appended again in order: the raw
+ * payloads are the same bytes (the file header keeps the input's UUID and
+ * creation time); INDEX and TRAILER are made anew.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <elfutils/libdwelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/embed.h"
+#include "common/common.h"
+
+struct archive_opts {
+	const char *in, *out;
+	bool all;
+	bool mini;
+	bool no_debug;
+	int zstd_level;
+	struct ana_dso_opts dso;
+};
+
+struct archive_stats {
+	unsigned files;
+	uint64_t bytes;           /* file bytes embedded */
+	unsigned missing;         /* DSOs with no usable file here */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: amber-analyze archive [OPTIONS] IN -o OUT\n\n"
+"Copy recording IN to OUT with the ELF files, separate debug info and vDSO\n"
+"image its analysis needs embedded (keyed and checked by build-id), so that\n"
+"OUT analyzes on a machine that has none of them.\n\n"
+"  -o, --output OUT   the new recording (must not exist)\n"
+"      --hit          DSOs that samples hit (default; exact: the session is replayed)\n"
+"      --all          every user DSO the recording maps\n"
+"      --mini         reduced ELF files: symbols, CFI, line and inline info only\n"
+"      --no-debug     leave out separate debug info (/usr/lib/debug/.build-id)\n"
+"      --symfs DIR    look for files under DIR too\n"
+"  -z, --compression-level N  zstd level for the new blocks (default %d)\n"
+"  -h, --help\n", AMB_DEFAULT_ZSTD_LEVEL);
+}
+
+/* Copy every block of @r except INDEX and TRAILER to @w, in order. */
+static int copy_blocks(struct amb_reader *r, struct amb_writer *w)
+{
+	struct amb_payload *pl = amb_payload_new();
+	int err = 0;
+
+	if (!pl)
+		return -ENOMEM;
+	for (size_t i = 0; i < amb_reader_block_count(r); i++) {
+		const struct amb_block_info *bi = amb_reader_block(r, i);
+		struct amb_block_desc d = {
+			.type = bi->type, .stream = bi->stream, .record_count = bi->record_count,
+			.first_time = bi->first_time, .last_time = bi->last_time,
+		};
+		const void *data;
+		size_t len;
+
+		if (bi->type == AMB_BLOCK_INDEX || bi->type == AMB_BLOCK_TRAILER)
+			continue;
+		if (amb_reader_load(r, i, pl, &data, &len)) {
+			/* session.c warned about it already when it read the block;
+			 * an archive of a damaged file keeps what is intact. */
+			amb_warn("%s; not copied", amb_payload_errmsg(pl));
+			continue;
+		}
+		err = amb_writer_append(w, &d, data, len);
+		if (err)
+			break;
+	}
+	amb_payload_free(pl);
+	return err;
+}
+
+/*
+ * Append @len bytes of @image (a whole file) as FILE blocks of @kind keyed
+ * by @id, in parts of ANA_EMBED_PART_SIZE.
+ */
+static int append_file(struct amb_writer *w, const uint8_t *id, size_t id_len, unsigned kind,
+		       const char *name, const uint8_t *image, uint64_t len)
+{
+	uint64_t off = 0;
+
+	do {
+		struct amb_file_entry fe = {
+			.build_id = id, .build_id_len = (uint8_t)id_len, .kind = (uint8_t)kind,
+			.name = name, .name_len = (uint32_t)strnlen(name, 4096),
+			.file_size = len, .part_offset = off,
+			.data_len = AMB_MIN(len - off, (uint64_t)ANA_EMBED_PART_SIZE),
+		};
+		struct amb_block_desc d = { .type = AMB_BLOCK_FILE, .stream = AMB_STREAM_NONE,
+					    .record_count = 1 };
+		struct amb_buf b = AMB_BUF_INIT;
+		int err;
+
+		err = amb_file_put_header(&b, &fe);
+		if (!err)
+			err = amb_buf_append(&b, image + off, (size_t)fe.data_len);
+		if (err) {
+			amb_buf_free(&b);
+			return err;
+		}
+		err = amb_writer_append_owned(w, &d, b.data, b.len);
+		if (err)
+			return err;
+		off += fe.data_len;
+	} while (off < len);
+	return 0;
+}
+
+/*
+ * Read the ELF at @path into memory and check that its build-id is @id.
+ * Returns 0 with *image (caller frees) and *len, -ESTALE for another
+ * build-id, -EFBIG over the cap, -ENOEXEC for a non-ELF, -errno.
+ */
+static int read_checked(const char *path, const uint8_t *id, size_t id_len, uint8_t **image,
+			uint64_t *len)
+{
+	const void *note;
+	struct stat st;
+	Elf *elf = NULL;
+	uint8_t *buf = NULL;
+	size_t done = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > ANA_EMBED_FILE_MAX) {
+		err = -EFBIG;
+		goto out;
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (done < (size_t)st.st_size) {
+		n = pread(fd, buf + done, (size_t)st.st_size - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	/* Check the bytes we hold, not the file: it may change meanwhile. */
+	elf = elf_memory((char *)buf, done);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	n = dwelf_elf_gnu_build_id(elf, &note);
+	if (n <= 0 || (size_t)n != id_len || memcmp(note, id, id_len))
+		err = -ESTALE;
+out:
+	elf_end(elf);
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*image = buf;
+	*len = done;
+	return 0;
+}
+
+/* Embed the file at @path for @id as @kind (reduced first with --mini). */
+static int embed_path(struct amb_writer *w, const struct archive_opts *o, const uint8_t *id,
+		      size_t id_len, unsigned kind, const char *path, struct archive_stats *st)
+{
+	uint8_t *image = NULL, *mini = NULL;
+	uint64_t len = 0;
+	size_t mini_len = 0;
+	int err;
+
+	err = read_checked(path, id, id_len, &image, &len);
+	if (err)
+		return err;
+	if (o->mini && (kind == AMB_FILE_ELF || kind == AMB_FILE_DEBUG)) {
+		err = ana_elf_reduce(image, (size_t)len, &mini, &mini_len);
+		if (err) {
+			amb_warn("%s: cannot reduce (%s); embedded whole", path, strerror(-err));
+		} else {
+			free(image);
+			image = mini;
+			len = mini_len;
+			if (kind == AMB_FILE_ELF)
+				kind = AMB_FILE_ELF_MINI;
+		}
+	}
+	err = append_file(w, id, id_len, kind, path, image, len);
+	if (!err) {
+		st->files++;
+		st->bytes += len;
+	}
+	free(image);
+	return err;
+}
+
+/* The separate debug info of @d, when installed with the same build-id. */
+static int embed_debug(struct amb_writer *w, const struct archive_opts *o,
+		       const struct ana_dso *d, struct archive_stats *st)
+{
+	char hex[2 * ANA_BUILD_ID_MAX + 1], path[4200];
+	const char *dir = o->dso.debug_dir ? o->dso.debug_dir : "/usr/lib/debug";
+	int err, n;
+
+	ana_dso_build_id_hex(d, hex);
+	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	if (n < 0 || (size_t)n >= sizeof(path) || access(path, R_OK))
+		return 0;
+	if (d->elf_path && !strcmp(d->elf_path, path))
+		return 0;   /* already embedded as the DSO's only file */
+	err = embed_path(w, o, d->build_id, d->build_id_len, AMB_FILE_DEBUG, path, st);
+	if (err == -ESTALE || err == -ENOEXEC) {
+		amb_warn("%s: not the debug info of build-id %s; left out", path, hex);
+		return 0;
+	}
+	return err;
+}
+
+/* This machine's vDSO, when its build-id is the recorded one (same kernel). */
+static int embed_vdso(struct amb_writer *w, const struct ana_buildid *b, struct archive_stats *st)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	char line[512];
+	uint64_t start, end, len = 0;
+	const void *note;
+	Elf *elf;
+	ssize_t n;
+	FILE *f;
+	int err = 0;
+
+	if (!base || !b->build_id_len)
+		return 0;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
+		    start == base && end > start) {
+			len = end - start;
+			break;
+		}
+	}
+	fclose(f);
+	if (!len)
+		return 0;
+	elf = elf_memory((char *)base, (size_t)len);
+	n = elf ? dwelf_elf_gnu_build_id(elf, &note) : -1;
+	if (n > 0 && (size_t)n == b->build_id_len && !memcmp(note, b->build_id, b->build_id_len)) {
+		err = append_file(w, b->build_id, b->build_id_len, AMB_FILE_VDSO, "[vdso]",
+				  (const uint8_t *)base, len);
+		if (!err) {
+			st->files++;
+			st->bytes += len;
+		}
+	}
+	elf_end(elf);
+	return err;
+}
+
+static int embed_dso(struct amb_writer *w, const struct archive_opts *o, struct ana_dso_table *t,
+		     struct ana_dso *d, struct archive_stats *st)
+{
+	const char *dbg = o->dso.debug_dir ? o->dso.debug_dir : "/usr/lib/debug";
+	char hex[2 * ANA_BUILD_ID_MAX + 1];
+	unsigned kind = AMB_FILE_ELF;
+	int err;
+
+	if (!d->build_id_len) {
+		amb_warn("%s: no build-id recorded: cannot be embedded safely; left out", d->path);
+		st->missing++;
+		return 0;
+	}
+	if (ana_dso_resolve(t, d) != ANA_DSO_FOUND || !d->verified) {
+		st->missing++;   /* dso.c warned, naming what it tried */
+		return 0;
+	}
+	/* Only the debug file may exist here (the ELF is on another machine). */
+	if (!strncmp(d->elf_path, dbg, strlen(dbg)) && d->elf_path[strlen(dbg)] == '/')
+		kind = AMB_FILE_DEBUG;
+	err = embed_path(w, o, d->build_id, d->build_id_len, kind, d->elf_path, st);
+	if (err == -ESTALE || err == -ENOEXEC || err == -EFBIG) {
+		amb_warn("%s: %s changed or cannot be embedded (%s); left out", d->path,
+			 d->elf_path, err == -ESTALE ? "build-id differs now" : strerror(-err));
+		st->missing++;
+		return 0;
+	}
+	if (!err && !o->no_debug)
+		err = embed_debug(w, o, d, st);
+	if (err)
+		amb_warn("%s (build-id %s): %s", d->path, ana_dso_build_id_hex(d, hex),
+			 amb_strerror(err));
+	return err;
+}
+
+static int parse_args(struct archive_opts *o, int argc, char **argv)
+{
+	enum { O_HIT = 256, O_ALL, O_MINI, O_NO_DEBUG, O_SYMFS };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "hit", no_argument, NULL, O_HIT },
+		{ "all", no_argument, NULL, O_ALL },
+		{ "mini", no_argument, NULL, O_MINI },
+		{ "no-debug", no_argument, NULL, O_NO_DEBUG },
+		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "compression-level", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->zstd_level = AMB_DEFAULT_ZSTD_LEVEL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:z:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case O_HIT: o->all = false; break;
+		case O_ALL: o->all = true; break;
+		case O_MINI: o->mini = true; break;
+		case O_NO_DEBUG: o->no_debug = true; break;
+		case O_SYMFS: o->dso.symfs = optarg; break;
+		case 'z':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 0 || v > 22) {
+				fprintf(stderr, "amber-analyze: error: -z %s: not a level 0..22\n", optarg);
+				return 2;
+			}
+			o->zstd_level = (int)v;
+			break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1 || !o->out) {
+		usage(stderr);
+		return 2;
+	}
+	o->in = argv[optind];
+	return 0;
+}
+
+int cmd_archive(int argc, char **argv)
+{
+	struct archive_opts o;
+	struct archive_stats st = { 0 };
+	struct amb_writer_opts wo;
+	const struct amb_file_header *fh;
+	struct ana_session *s = NULL;
+	struct ana_dso_table *t = NULL;
+	struct ana_embed *have = NULL;
+	struct ana_dso_hits h = { 0 };
+	struct amb_writer *w = NULL;
+	struct amb_reader *r;
+	int err, ret;
+
+	ret = parse_args(&o, argc, argv);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	ret = 1;
+	err = ana_session_open(o.in, &s);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: %s: %s\n", o.in, amb_strerror(err));
+		return 1;
+	}
+	r = ana_session_reader(s);
+	/* No embedded hook: files are looked for on this machine; what IN
+	 * embeds already is copied with its blocks. */
+	t = ana_dso_table_new(&o.dso);
+	err = t ? ana_embed_open(r, NULL, &have) : -ENOMEM;
+	if (!err)
+		err = ana_dso_hits_collect(s, t, &h);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: %s: %s\n", o.in, amb_strerror(err));
+		goto out;
+	}
+
+	fh = amb_reader_header(r);
+	amb_writer_opts_init(&wo);
+	wo.zstd_level = o.zstd_level;
+	wo.threads = 1;
+	wo.producer_endian = fh->producer_endian;
+	wo.producer_word_size = fh->producer_word_size;
+	wo.producer_machine = fh->producer_machine;
+	wo.uuid = fh->uuid;
+	wo.created_ns = fh->created_ns;
+	err = amb_writer_open(o.out, &wo, &w);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: cannot create %s: %s\n", o.out,
+			amb_strerror(err));
+		goto out;
+	}
+	err = copy_blocks(r, w);
+	for (size_t i = 0; !err && i < h.n; i++) {
+		struct ana_dso *d = h.v[i].dso;
+
+		if (!o.all && !h.v[i].samples && !h.v[i].frames)
+			continue;
+		if (d->build_id_len && (ana_embed_has(have, d->build_id, d->build_id_len, AMB_FILE_ELF) ||
+					ana_embed_has(have, d->build_id, d->build_id_len,
+						      AMB_FILE_ELF_MINI)))
+			continue;
+		err = embed_dso(w, &o, t, d, &st);
+	}
+	for (size_t i = 0; !err && i < ana_session_buildid_count(s); i++) {
+		const struct ana_buildid *b = ana_session_buildid(s, i);
+
+		if (b->kind == AMB_DSO_VDSO &&
+		    !ana_embed_has(have, b->build_id, b->build_id_len, AMB_FILE_VDSO))
+			err = embed_vdso(w, b, &st);
+	}
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: writing %s: %s\n", o.out, amb_strerror(err));
+		goto out;
+	}
+	err = amb_writer_close(w);
+	w = NULL;
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: closing %s: %s\n", o.out, amb_strerror(err));
+		goto out;
+	}
+	fprintf(stderr, "[ amber-analyze archive: %u file%s embedded (%.2f MB before compression)%s; "
+		"%u DSO%s not found with the recorded build-id -> %s ]\n",
+		st.files, st.files == 1 ? "" : "s", (double)st.bytes / 1e6,
+		o.mini ? ", reduced" : "", st.missing, st.missing == 1 ? "" : "s", o.out);
+	ret = 0;
+out:
+	if (w) {
+		/* A half-written archive is not a valid one: close it, remove it. */
+		amb_writer_close(w);
+		unlink(o.out);
+	}
+	ana_dso_hits_free(&h);
+	ana_dso_table_free(t);
+	ana_embed_free(have);
+	ana_session_close(s);
+	return ret;
+}

@@ -1,0 +1,138 @@
+#!/bin/sh
+# tests/bench/analyze.sh BUILD - analyzer speed and memory: `amber-analyze
+# report` and `script` against `perf report --stdio` and `perf script`, side
+# by side in one run (issue 4's targets: at least 3x faster, peak RSS below
+# perf's, and memory flat in the length of the recording).
+#
+# The two-thread workload (build/programs/workload) is recorded once with
+# `perf record -e cpu-clock -F 10000 -g` and once with amber-rec with the same
+# settings; BENCH_ANALYZE_WORK (900, about 400K samples on a 2-core machine)
+# sets its --work.  Each analyzer run is repeated BENCH_REPEAT times (3),
+# stdout to /dev/null, and the best wall time and the peak RSS of that run
+# are shown (/usr/bin/time -f '%e %M'), with the amber/perf ratios.
+#
+# Two more rows for context, not targets: `report --children -g` (the
+# call-graph report perf shows by default on a -g recording) against the
+# same `perf report --stdio`, and the memory check: amber on a recording
+# 10x shorter (--work / 10), whose peak RSS must be at least 1/1.5 of the
+# full one's.
+B=${1:-build}
+cd "$(dirname "$0")/../.." || exit 2
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+REC=$B/amber-rec
+ANA=$B/amber-analyze
+WORKLOAD=$B/programs/workload
+REPEAT=${BENCH_REPEAT:-3}
+WORK=${BENCH_ANALYZE_WORK:-900}
+
+die() {
+	echo "bench analyze: error: $*" >&2
+	exit 1
+}
+
+[ -x "$WORKLOAD" ] || die "$WORKLOAD is not built (run 'make programs')"
+[ -x "$REC" ] || die "$REC is not built"
+[ -x "$ANA" ] || die "$ANA is not built"
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
+case $REPEAT in '' | *[!0-9]* | 0) die "BENCH_REPEAT must be a positive integer" ;; esac
+case $WORK in '' | *[!0-9]* | 0 | ? ) die "BENCH_ANALYZE_WORK must be an integer >= 10" ;; esac
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/amber-bench-analyze.XXXXXX") || die "cannot create a temporary directory"
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+have_perf=no
+if command -v perf >/dev/null 2>&1 &&
+   perf record -q -e cpu-clock -o "$TMP/probe.data" true >/dev/null 2>&1; then
+	have_perf=yes
+fi
+rm -f "$TMP/probe.data"
+
+# --- recordings -------------------------------------------------------------------
+
+SETTINGS="-e cpu-clock -F 10000 -g"
+
+# record_amber OUT WORK: an amber recording of the workload; prints its
+# sample count.
+record_amber() {
+	# shellcheck disable=SC2086
+	"$REC" $SETTINGS -o "$1" -- "$WORKLOAD" --threads 2 --work "$2" \
+		>/dev/null 2>"$TMP/rec.err" || die "amber-rec failed: $(tail -n 2 "$TMP/rec.err")"
+	sed -n 's/.*captured \([0-9][0-9]*\) samples.*/\1/p' "$TMP/rec.err" | tail -n 1
+}
+
+echo "bench analyze: recording workload --threads 2 --work $WORK ($SETTINGS)" >&2
+AMBER_SAMPLES=$(record_amber "$TMP/full.amber" "$WORK")
+SHORT_WORK=$((WORK / 10))
+SHORT_SAMPLES=$(record_amber "$TMP/short.amber" "$SHORT_WORK")
+PERF_SAMPLES=-
+if [ $have_perf = yes ]; then
+	# shellcheck disable=SC2086
+	perf record -q $SETTINGS -o "$TMP/perf.data" -- "$WORKLOAD" --threads 2 --work "$WORK" \
+		>/dev/null 2>"$TMP/perf.err" || die "perf record failed: $(tail -n 2 "$TMP/perf.err")"
+	PERF_SAMPLES=$(perf report --stats -i "$TMP/perf.data" 2>/dev/null |
+		awk '/^ *SAMPLE events:/ { print $3; exit }')
+fi
+
+# --- measuring ------------------------------------------------------------------------
+
+# measure LABEL COMMAND...: run COMMAND REPEAT times, stdout to /dev/null, and
+# append "LABEL SECONDS KB" of the fastest run to $TMP/rows ("? ?" when it
+# fails).
+measure() {
+	label=$1
+	shift
+	: >"$TMP/runs"
+	r=0
+	while [ $r -lt "$REPEAT" ]; do
+		if /usr/bin/time -f '%e %M' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
+			tail -n 1 "$TMP/time" >>"$TMP/runs"
+		else
+			echo "bench analyze: $label failed: $(tail -n 2 "$TMP/err")" >&2
+		fi
+		r=$((r + 1))
+	done
+	best=$(sort -g "$TMP/runs" | head -n 1)
+	echo "$label ${best:-? ?}" >>"$TMP/rows"
+}
+
+: >"$TMP/rows"
+measure amber-report "$ANA" report "$TMP/full.amber"
+measure amber-script "$ANA" script "$TMP/full.amber"
+measure amber-report-g "$ANA" report --children -g "$TMP/full.amber"
+measure amber-report-short "$ANA" report "$TMP/short.amber"
+measure amber-script-short "$ANA" script "$TMP/short.amber"
+if [ $have_perf = yes ]; then
+	measure perf-report perf report --stdio -i "$TMP/perf.data"
+	measure perf-script perf script -i "$TMP/perf.data"
+fi
+
+# --- the table ------------------------------------------------------------------------
+
+echo "bench analyze: workload --threads 2 --work $WORK, $SETTINGS, best of $REPEAT runs, $(nproc) CPUs"
+echo "bench analyze: samples: amber $AMBER_SAMPLES, perf $PERF_SAMPLES; short recording (--work $SHORT_WORK): $SHORT_SAMPLES"
+[ $have_perf = yes ] || echo "bench analyze: perf is not installed or cannot record: perf rows skipped"
+echo
+awk '
+function ratio(a, b) { return (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
+function mb(kb) { return kb ~ /^[0-9]+$/ ? sprintf("%.1f", kb / 1024) : "?" }
+{ n++; label[n] = $1; sec[$1] = $2; kb[$1] = $3 }
+END {
+	fmt = "%-20s %8s %10s\n"
+	printf fmt, "run", "wall s", "peak MB"
+	for (i = 1; i <= n; i++)
+		printf fmt, label[i], sec[label[i]], mb(kb[label[i]])
+	printf "\n%-30s %10s %10s %10s %10s\n", "amber vs perf", "time x", "speedup", "RSS x", "target"
+	row("report", "amber-report", "perf-report", "speedup >= 3, RSS x < 1")
+	row("script", "amber-script", "perf-script", "speedup >= 3, RSS x < 1")
+	row("report --children -g", "amber-report-g", "perf-report", "(context)")
+	printf "\n%-30s %10s %10s\n", "memory, full vs 10x shorter", "RSS x", "target"
+	printf "%-30s %10s %10s\n", "report", ratio(kb["amber-report"], kb["amber-report-short"]), "< 1.5"
+	printf "%-30s %10s %10s\n", "script", ratio(kb["amber-script"], kb["amber-script-short"]), "< 1.5"
+}
+function row(name, a, p, target) {
+	if (!(p in sec)) return
+	printf "%-30s %10s %10s %10s   %s\n", name, ratio(sec[a], sec[p]), ratio(sec[p], sec[a]),
+		ratio(kb[a], kb[p]), target
+}' "$TMP/rows"

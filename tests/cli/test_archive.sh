@@ -1,0 +1,185 @@
+#!/bin/sh
+# tests/cli/test_archive.sh - recordings that analyze anywhere (FILE blocks,
+# FORMAT.md §5.5): `amber-analyze archive` and `amber-rec --embed`.
+#
+#  - archive (full and --mini): on "another machine" (a fresh directory,
+#    the program binary gone, HOME empty so ~/.debug is not used, --symfs an
+#    empty root) report, script and flame print exactly what they print
+#    on the host;
+#  - buildids says where each DSO's ELF comes from;
+#  - a binary rebuilt after recording (another build-id): without
+#    embedding its frames are marked stale, with --embed the symbols are
+#    right;
+#  - archive keeps every block of the input (same raw payloads).
+. "$(dirname "$0")/lib.sh"
+
+SRC=$ROOT/testdata/programs/workload.c
+W=$PROG/workload
+
+# analyze_all DIR FILE [OPTIONS...]: report, script and flame outputs of FILE
+# into DIR, run from DIR with HOME=DIR/home and any extra options.
+analyze_all() {
+	_d=$1
+	_f=$2
+	shift 2
+	mkdir -p "$_d/home"
+	(cd "$_d" && HOME=$_d/home "$ANA" report --sort sym "$@" "$_f" >report.txt 2>report.err)
+	(cd "$_d" && HOME=$_d/home "$ANA" script "$@" "$_f" >script.txt 2>script.err)
+	if "$ANA" flame --help >/dev/null 2>&1; then
+		(cd "$_d" && HOME=$_d/home "$ANA" flame --folded "$@" "$_f" >flame.txt 2>flame.err)
+	fi
+}
+
+# same NAME HOSTDIR OTHERDIR: the three outputs are identical.
+same() {
+	for _o in report script flame; do
+		[ -e "$2/$_o.txt" ] || continue
+		if ! cmp -s "$2/$_o.txt" "$3/$_o.txt"; then
+			fail "$1" "$_o output differs: $(diff "$2/$_o.txt" "$3/$_o.txt" | head -n 6 | tr '\n' '|')"
+			return 1
+		fi
+	done
+	if ! grep -q 'hot_a' "$3/report.txt"; then
+		fail "$1" "no hot_a in the report: the workload's symbols are missing"
+		return 1
+	fi
+	ok "$1"
+}
+
+setup() {
+	need_root archive || return 1
+	need_rec archive || return 1
+	need_ana archive || return 1
+	need_file archive "$W" || return 1
+	mkdir -p "$T/bin"
+	cp "$W" "$T/bin/workload" || return 1
+	if ! (cd "$T/bin" && run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/w.amber" -- \
+		./workload --work 30) >"$T/rec.log" 2>&1; then
+		skip archive "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		return 1
+	fi
+	analyze_all "$T/host" "$T/w.amber"
+	grep -q hot_a "$T/host/report.txt" || {
+		fail archive_host "the host report has no hot_a: $(head -n 3 "$T/host/report.err")"
+		return 1
+	}
+	return 0
+}
+
+# Analyze FILE where nothing local may be used: binary moved away, empty
+# HOME and --symfs root.
+elsewhere() {
+	_dir=$1
+	mkdir -p "$_dir/symfs"
+	cp "$2" "$_dir/rec.amber"
+	mv "$T/bin/workload" "$T/bin/workload.away"
+	analyze_all "$_dir" "$_dir/rec.amber" --symfs "$_dir/symfs"
+	mv "$T/bin/workload.away" "$T/bin/workload"
+}
+
+t_archive() {
+	if ! "$ANA" archive "$T/w.amber" -o "$T/a.amber" >"$T/arch.log" 2>&1; then
+		fail archive_runs "$(tail -n 3 "$T/arch.log")"
+		return
+	fi
+	ok archive_runs
+	"$ANA" verify "$T/a.amber" >"$T/verify.txt" 2>&1 || fail archive_verifies "$(tail -n 2 "$T/verify.txt")"
+	elsewhere "$T/other" "$T/a.amber"
+	same archive_elsewhere_identical "$T/host" "$T/other"
+	# Control: the plain recording, analyzed there, loses the workload.
+	elsewhere "$T/plain" "$T/w.amber"
+	if grep -q 'hot_a' "$T/plain/report.txt"; then
+		fail archive_control "the plain recording found the binary: the test proves nothing"
+	else
+		ok archive_control
+	fi
+}
+
+t_mini() {
+	if ! "$ANA" archive --mini "$T/w.amber" -o "$T/m.amber" >"$T/mini.log" 2>&1; then
+		fail archive_mini "$(tail -n 3 "$T/mini.log")"
+		return
+	fi
+	elsewhere "$T/mini" "$T/m.amber"
+	same archive_mini_identical "$T/host" "$T/mini"
+	full=$(wc -c <"$T/a.amber")
+	mini=$(wc -c <"$T/m.amber")
+	if [ "$mini" -lt "$full" ]; then
+		ok archive_mini_smaller
+	else
+		fail archive_mini_smaller "--mini $mini bytes, full $full bytes"
+	fi
+}
+
+t_copy() {
+	# Every block of the input is in the archive, then FILE blocks.
+	"$ANA" dump "$T/w.amber" >"$T/d1.txt" 2>/dev/null
+	"$ANA" dump "$T/a.amber" >"$T/d2.txt" 2>/dev/null
+	if [ -s "$T/d1.txt" ] && cmp -s "$T/d1.txt" "$T/d2.txt"; then
+		ok archive_same_records
+	else
+		fail archive_same_records "dump of the archive differs from the input's"
+	fi
+}
+
+t_buildids() {
+	"$ANA" buildids "$T/a.amber" >"$T/bid.txt" 2>"$T/bid.err"
+	"$ANA" buildids "$T/w.amber" >"$T/bid0.txt" 2>/dev/null
+	if ! awk '$NF ~ /\/workload$/ && $4 == "embedded" { f = 1 } END { exit !f }' "$T/bid.txt"; then
+		fail archive_buildids "workload not listed as embedded: $(cat "$T/bid.txt" "$T/bid.err")"
+	elif ! awk '$NF ~ /\/workload$/ && $2 > 0 && $4 == "path" { f = 1 } END { exit !f }' "$T/bid0.txt"; then
+		fail archive_buildids "plain recording: workload not found at its path with hits: $(cat "$T/bid0.txt")"
+	elif ! awk '$NF == "[vdso]" && $4 == "embedded" { f = 1 } END { exit !f }' "$T/bid.txt"; then
+		fail archive_buildids "vDSO not embedded: $(cat "$T/bid.txt")"
+	else
+		ok archive_buildids
+	fi
+}
+
+t_stale() {
+	need_cmd archive_stale cc || return
+	mkdir -p "$T/st"
+	cc -std=gnu11 -O2 -g -D_GNU_SOURCE -fno-omit-frame-pointer -pthread \
+		-o "$T/st/workload" "$SRC" || { fail archive_stale "cannot build the workload"; return; }
+	for m in plain embed; do
+		opt=""
+		[ $m = embed ] && opt=--embed
+		# shellcheck disable=SC2086 # $opt is empty or one word
+		(cd "$T/st" && run_timeout 120 "$REC" $opt -e cpu-clock -F 1000 -g -o "$T/st/$m.amber" \
+			-- ./workload --work 20) >"$T/st/$m.log" 2>&1 ||
+			{ fail archive_stale "recording failed: $(tail -n 1 "$T/st/$m.log")"; return; }
+	done
+	# Rebuild in place with one more variable: the code moves, and the
+	# build-id changes (a -D the source ignores would change neither).
+	printf 'int amber_stale_marker[4096] = { 1 };\n' >"$T/st/stale.c"
+	cc -std=gnu11 -O2 -g -D_GNU_SOURCE -DSTALE -fno-omit-frame-pointer -pthread \
+		-o "$T/st/workload.new" "$T/st/stale.c" "$SRC" &&
+		mv "$T/st/workload.new" "$T/st/workload" ||
+		{ fail archive_stale "cannot rebuild the workload"; return; }
+	"$ANA" report --sort sym "$T/st/plain.amber" >"$T/st/plain.txt" 2>"$T/st/plain.err"
+	"$ANA" report --sort sym "$T/st/embed.amber" >"$T/st/embed.txt" 2>"$T/st/embed.err"
+	if ! grep -q 'build-id' "$T/st/plain.err" || ! grep -q '\[stale build-id\]' "$T/st/plain.txt"; then
+		fail archive_stale_plain "no stale warning or marks without embedding: $(head -n 2 "$T/st/plain.err")"
+	elif grep -q 'hot_a' "$T/st/plain.txt"; then
+		fail archive_stale_plain "symbols were taken from the rebuilt binary"
+	else
+		ok archive_stale_plain
+	fi
+	first=$(awk '$1 ~ /%$/ { print $NF }' "$T/st/embed.txt" | head -n 2 | tr '\n' ' ')
+	if [ "$first" != "hot_a hot_b " ]; then
+		fail archive_stale_embedded "top symbols '$first' (expected 'hot_a hot_b'): $(head -n 2 "$T/st/embed.err")"
+	elif grep -q 'stale' "$T/st/embed.txt" "$T/st/embed.err"; then
+		fail archive_stale_embedded "frames still marked stale with the binary embedded"
+	else
+		ok archive_stale_embedded
+	fi
+}
+
+if setup; then
+	t_archive
+	t_mini
+	t_copy
+	t_buildids
+	t_stale
+fi
+finish

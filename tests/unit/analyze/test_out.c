@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for the buffered output of analyze/report_common.c: the
+ * hand-rolled number and string formatting report and script use in their
+ * hot paths must write exactly what printf and amb_json_str() write, and
+ * output larger than the buffer, printf and JSON must come out in order.
+ * Oracles: fprintf and amb_json_str() into a second stream.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/report_common.h"
+#include "common/common.h"
+
+/* Two memory streams: what ana_out wrote, and what the oracle wrote. */
+struct pair {
+	char *got, *want;
+	size_t got_len, want_len;
+	FILE *g, *w;
+	struct ana_out out;
+};
+
+static void pair_open(struct pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->g = open_memstream(&p->got, &p->got_len);
+	p->w = open_memstream(&p->want, &p->want_len);
+	assert_non_null(p->g);
+	assert_non_null(p->w);
+	ana_out_init(&p->out, p->g);
+	assert_int_equal(p->out.width, 0);   /* a memory stream is no tty */
+}
+
+static void pair_check(struct pair *p)
+{
+	assert_int_equal(ana_out_finish(&p->out), 0);
+	fclose(p->g);
+	fclose(p->w);
+	assert_int_equal(p->got_len, p->want_len);
+	assert_memory_equal(p->got, p->want, p->got_len);
+	free(p->got);
+	free(p->want);
+}
+
+static const uint64_t values[] = {
+	0, 1, 9, 10, 15, 16, 99, 100, 255, 999, 1000, 4095, 65535, 999999, 1000000,
+	0x7fffffffull, 0xffffffffull, 1000000000ull, 0x123456789abcdefull,
+	9999999999999999999ull, 10000000000000000000ull, UINT64_MAX - 1, UINT64_MAX,
+};
+
+static void test_numbers(void **state)
+{
+	static const unsigned widths[] = { 0, 1, 3, 6, 7, 10, 16, 20, 24, 40 };
+	struct pair p;
+	size_t i, j;
+
+	(void)state;
+	pair_open(&p);
+	for (i = 0; i < AMB_ARRAY_SIZE(values); i++) {
+		for (j = 0; j < AMB_ARRAY_SIZE(widths); j++) {
+			uint64_t v = values[i];
+			int w = (int)widths[j];
+
+			ana_out_u64(&p.out, v, widths[j], ' ');
+			fprintf(p.w, "%*" PRIu64, w, v);
+			ana_out_u64(&p.out, v, widths[j], '0');
+			fprintf(p.w, "%0*" PRIu64, w, v);
+			ana_out_x64(&p.out, v, widths[j]);
+			fprintf(p.w, "%*" PRIx64, w, v);
+			ana_out_char(&p.out, '\n');
+			fputc('\n', p.w);
+		}
+	}
+	pair_check(&p);
+}
+
+static void test_strings(void **state)
+{
+	static const char *const strs[] = {
+		"", "a", "worker-0", "sixteen chars ok", "seventeen chars!!",
+		"a command name far longer than any column",
+	};
+	struct pair p;
+	size_t i;
+
+	(void)state;
+	pair_open(&p);
+	for (i = 0; i < AMB_ARRAY_SIZE(strs); i++) {
+		ana_out_str_right(&p.out, strs[i], 16);
+		fprintf(p.w, "%16s", strs[i]);
+		ana_out_str(&p.out, strs[i]);
+		fputs(strs[i], p.w);
+		ana_out_printf(&p.out, "[%s|%5d]", strs[i], (int)i);
+		fprintf(p.w, "[%s|%5d]", strs[i], (int)i);
+	}
+	pair_check(&p);
+}
+
+static void test_json(void **state)
+{
+	static const char *const strs[] = {
+		"", "plain", "quote \" and backslash \\", "nl\ncr\rtab\t",
+		"\x01\x1f\x7f control", "utf-8 \xc3\xa9\xe2\x82\xac", "end\\",
+	};
+	struct pair p;
+	size_t i;
+
+	(void)state;
+	pair_open(&p);
+	for (i = 0; i < AMB_ARRAY_SIZE(strs); i++) {
+		ana_out_json(&p.out, strs[i]);
+		amb_json_str(p.w, strs[i]);
+	}
+	ana_out_json(&p.out, NULL);
+	amb_json_str(p.w, NULL);
+	pair_check(&p);
+}
+
+/* More than the buffer holds, in pieces of every size, with printf and
+ * JSON in between: all of it in order. */
+static void test_large_and_order(void **state)
+{
+	size_t big = 3 * ANA_OUT_BUF + 123, n, i;
+	char *chunk = malloc(big);
+	struct pair p;
+
+	(void)state;
+	assert_non_null(chunk);
+	for (i = 0; i < big; i++)
+		chunk[i] = (char)('a' + i % 26);
+	pair_open(&p);
+	for (n = 1, i = 0; i + n <= big; i += n, n = n * 3 + 1) {
+		ana_out_write(&p.out, chunk + i, n);
+		fwrite(chunk + i, 1, n, p.w);
+		ana_out_printf(&p.out, "<%zu>", n);
+		fprintf(p.w, "<%zu>", n);
+		ana_out_json(&p.out, "j");
+		amb_json_str(p.w, "j");
+	}
+	ana_out_write(&p.out, chunk, big);
+	fwrite(chunk, 1, big, p.w);
+	/* A printf result longer than its stack buffer. */
+	ana_out_printf(&p.out, "%.*s", 20000, chunk);
+	fprintf(p.w, "%.*s", 20000, chunk);
+	pair_check(&p);
+	free(chunk);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_large_and_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for the symbol ranges of analyze/symbols.c: once
+ * dwfl_module_addrinfo() has named a symbol, later addresses inside it are
+ * answered from a range instead of another walk of the symbol table.  The
+ * oracle is dwfl_module_addrinfo() itself on a Dwfl of its own: every
+ * address probed must get the same name and offset from ana_sym_lookup(),
+ * in an order that makes the ranges answer (start first, then inside).
+ *
+ * Two ELFs: one this test assembles, with the cases a range must not
+ * cover (a sized symbol nested in another, a global sizeless label inside
+ * a local function, aliases), and the system's libc, for thousands of
+ * real functions and their weak/global aliases.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "analyze/symbols.h"
+#include "common/common.h"
+
+/* outer [0, 64) local, with label_in (global, sizeless) at 16 and inner
+ * [32, 48) local inside it; alias_a and alias_b (weak) share [64, 96);
+ * after [96, 128) follows with nothing around it. */
+static const char assembly[] =
+	"\t.text\n"
+	"\t.type outer, @function\n"
+	"outer:\n"
+	"\t.fill 16, 1, 0x90\n"
+	"\t.globl label_in\n"
+	"label_in:\n"
+	"\t.fill 16, 1, 0x90\n"
+	"\t.type inner, @function\n"
+	"inner:\n"
+	"\t.fill 16, 1, 0x90\n"
+	"\t.size inner, 16\n"
+	"\t.fill 16, 1, 0x90\n"
+	"\t.size outer, 64\n"
+	"\t.globl alias_a\n"
+	"\t.type alias_a, @function\n"
+	"\t.weak alias_b\n"
+	"\t.type alias_b, @function\n"
+	"alias_a:\n"
+	"alias_b:\n"
+	"\t.fill 32, 1, 0x90\n"
+	"\t.size alias_a, 32\n"
+	"\t.size alias_b, 32\n"
+	"\t.globl after\n"
+	"\t.type after, @function\n"
+	"after:\n"
+	"\t.fill 32, 1, 0x90\n"
+	"\t.size after, 32\n";
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* The oracle: a Dwfl of its own on @path, as symbols.c reports it. */
+struct oracle {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+};
+
+static int oracle_open(struct oracle *o, const char *path)
+{
+	o->dwfl = dwfl_begin(&callbacks);
+	if (!o->dwfl)
+		return -1;
+	dwfl_report_begin(o->dwfl);
+	o->mod = dwfl_report_elf(o->dwfl, "oracle", path, -1, 0, true);
+	dwfl_report_end(o->dwfl, NULL, NULL);
+	return o->mod ? 0 : -1;
+}
+
+/* Check ana_sym_lookup() against the oracle at @addr; counts mismatches. */
+static unsigned check_addr(struct ana_dso *d, struct oracle *o, uint64_t addr)
+{
+	const struct ana_sym_info *info;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *want = dwfl_module_addrinfo(o->mod, addr, &off, &sym, NULL, NULL, NULL);
+
+	if (ana_sym_lookup(d, addr, 0, &info))
+		return 1;
+	if (!want != !info->name || (want && (strcmp(want, info->name) || off != info->offset))) {
+		print_error("0x%llx: expected %s+0x%llx, got %s+0x%llx\n", (unsigned long long)addr,
+			    want ? want : "(none)", (unsigned long long)off,
+			    info->name ? info->name : "(none)", (unsigned long long)info->offset);
+		return 1;
+	}
+	return 0;
+}
+
+static struct ana_dso *dso_for(struct ana_dso_table *t, const char *path)
+{
+	struct ana_dso *d = ana_dso_table_get(t, path, NULL, 0, true, 1);
+
+	if (!d || ana_dso_resolve(t, d) != ANA_DSO_FOUND)
+		return NULL;
+	return d;
+}
+
+static void test_tricky_symbols(void **state)
+{
+	char dir[] = "/tmp/amb-test-symranges-XXXXXX", src[96], so[96], cmd[320];
+	struct ana_dso_table *t;
+	struct oracle o = { 0 };
+	struct ana_dso *d;
+	uint64_t base = 0, a;
+	unsigned bad = 0;
+	FILE *f;
+	int i, n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/t.s", dir);
+	snprintf(so, sizeof(so), "%s/t.so", dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs(assembly, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -o %s %s 2>/dev/null", so, src);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+		skip();
+	}
+	assert_int_equal(oracle_open(&o, so), 0);
+	n = dwfl_module_getsymtab(o.mod);
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr sa;
+		const char *name = dwfl_module_getsym_info(o.mod, i, &sym, &sa, NULL, NULL, NULL);
+
+		if (name && !strcmp(name, "outer"))
+			base = sa;
+	}
+	assert_true(base != 0);
+
+	t = ana_dso_table_new(NULL);
+	assert_non_null(t);
+	d = dso_for(t, so);
+	assert_non_null(d);
+	/* Each symbol's start first (a range is learnt there, if anywhere),
+	 * then every byte, forwards and backwards. */
+	for (a = base; a < base + 128; a += 16)
+		bad += check_addr(d, &o, a);
+	for (a = base; a < base + 128; a++)
+		bad += check_addr(d, &o, a);
+	for (a = base + 128; a-- > base;)
+		bad += check_addr(d, &o, a);
+	assert_int_equal(bad, 0);
+
+	ana_dso_table_free(t);
+	dwfl_end(o.dwfl);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_libc(void **state)
+{
+	static const char *const paths[] = {
+		"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+		"/lib64/libc.so.6", "/usr/lib64/libc.so.6",
+	};
+	const char *path = NULL;
+	struct ana_dso_table *t;
+	struct oracle o = { 0 };
+	struct ana_dso *d;
+	unsigned bad = 0, funcs = 0;
+	size_t k;
+	int i, n;
+
+	(void)state;
+	for (k = 0; k < AMB_ARRAY_SIZE(paths) && !path; k++)
+		if (!access(paths[k], R_OK))
+			path = paths[k];
+	if (!path)
+		skip();
+	assert_int_equal(oracle_open(&o, path), 0);
+	t = ana_dso_table_new(NULL);
+	assert_non_null(t);
+	d = dso_for(t, path);
+	assert_non_null(d);
+	n = dwfl_module_getsymtab(o.mod);
+	assert_true(n > 100);
+	/* Every 8th function: its start, middle and last byte, and the byte
+	 * before it (another symbol's, or none). */
+	for (i = 1; i < n; i += 8) {
+		GElf_Sym sym;
+		GElf_Addr sa;
+		const char *name = dwfl_module_getsym_info(o.mod, i, &sym, &sa, NULL, NULL, NULL);
+
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size || !sa)
+			continue;
+		funcs++;
+		bad += check_addr(d, &o, sa);
+		bad += check_addr(d, &o, sa + sym.st_size / 2);
+		bad += check_addr(d, &o, sa + sym.st_size - 1);
+		bad += check_addr(d, &o, sa - 1);
+	}
+	assert_true(funcs > 50);
+	assert_int_equal(bad, 0);
+	ana_dso_table_free(t);
+	dwfl_end(o.dwfl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tricky_symbols),
+		cmocka_unit_test(test_libc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
