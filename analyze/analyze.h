@@ -28,6 +28,10 @@ int cmd_verify(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+int cmd_buildids(int argc, char **argv);
 
 /* ---- events --------------------------------------------------------------- */
 

@@ -21,6 +21,12 @@ static const struct {
 	{ "info",   cmd_info,   "summarise a recording: header, metadata, blocks, warnings" },
 	{ "verify", cmd_verify, "check every checksum and rule; --salvage OUT rescues intact blocks" },
 	{ "dump",   cmd_dump,   "print every record decoded, without symbols (--json)" },
+	{ "report", cmd_report, "samples by command, shared object and symbol, sorted by overhead" },
+	{ "script", cmd_script, "one line per sample with symbols and callchains (--json)" },
+	{ "flame",  cmd_flame,  "flame graph of the stacks: interactive SVG, or --folded" },
+	{ "diff",   cmd_diff,   "compare two recordings per symbol, with significance tests" },
+	{ "archive", cmd_archive, "copy a recording with the ELF files it needs embedded" },
+	{ "buildids", cmd_buildids, "every DSO with its build-id, hits and where its ELF is found" },
 };
 
 static void usage(FILE *f)

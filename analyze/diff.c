@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/diff.c - `amber-analyze diff BASE NEW`: what changed between two
+ * recordings, symbol by symbol, and whether the change is more than
+ * sampling noise.
+ *
+ * Both recordings go into one stack tree (stacks.h), BASE in slot 0 and
+ * NEW in slot 1, keyed by names only: [DSO short name, symbol] by default,
+ * so that symbols match across machines, address-space layouts and
+ * rebuilds of a binary (a rebuilt binary has another build-id but the
+ * same name).  Every row is tested (stats.h):
+ *  - by default on its share of each recording's samples (two-proportion
+ *    z-test): did the function take a larger part of the run?
+ *  - with --absolute on its sample counts (conditional binomial test of two
+ *    Poisson rates), for runs of a fixed amount of work: did the function
+ *    take more samples?  The test assumes equal sampling rates and
+ *    exposures (same frequency, same work), so a function that doubled
+ *    does not make the others look smaller.
+ * P-values are adjusted with Holm-Bonferroni for the number of rows; rows
+ * whose adjusted p-value is not below --alpha are noise, hidden unless
+ * --all (then marked '~').
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/flame_load.h"
+#include "analyze/flame_svg.h"
+#include "analyze/report_common.h"
+#include "analyze/stacks.h"
+#include "analyze/stats.h"
+#include "common/common.h"
+
+#define SLOT_BASE 0
+#define SLOT_NEW 1
+
+struct diff_args {
+	const char *base, *new_path, *output, *title, *event, *symfs;
+	enum flame_key key;
+	bool all, json, absolute, flame, negate;
+	double alpha, min_width;
+	unsigned width;
+	struct ana_filter filter;
+};
+
+/* One symbol (or source line) of either recording. */
+struct diff_row {
+	uint32_t node;               /* its node in the tree */
+	const char *dso, *name;      /* dso NULL unless --sort dso,sym */
+	uint64_t base, new_n;        /* samples */
+	double base_pct, new_pct;
+	double delta;                /* points, or samples with --absolute */
+	double ratio;                /* new / base (shares or counts); INFINITY */
+	double p, p_holm;
+	bool significant;
+};
+
+struct diff {
+	struct diff_args *a;
+	struct stk_tree *t;
+	struct diff_row *rows;
+	size_t nr_rows;
+	uint64_t base_total, new_total;
+	struct flame_load_stats st[2];
+};
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static int collect_rows(struct diff *d)
+{
+	uint32_t depth = d->a->key == FLAME_KEY_DSO_SYM ? 2 : 1;
+	size_t nr = stk_tree_count(d->t), i;
+	double *p;
+	int err;
+
+	d->rows = calloc(nr, sizeof(*d->rows));
+	if (!d->rows)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		const struct stk_node *n = stk_tree_node(d->t, (uint32_t)i);
+		struct diff_row *r;
+
+		if (n->depth != depth)
+			continue;
+		r = &d->rows[d->nr_rows++];
+		r->node = (uint32_t)i;
+		r->name = n->name;
+		if (depth == 2)
+			r->dso = stk_tree_node(d->t, n->parent)->name;
+		r->base = n->total[SLOT_BASE];
+		r->new_n = n->total[SLOT_NEW];
+		r->base_pct = d->base_total ? 100.0 * (double)r->base / (double)d->base_total : 0;
+		r->new_pct = d->new_total ? 100.0 * (double)r->new_n / (double)d->new_total : 0;
+		if (d->a->absolute) {
+			r->delta = (double)r->new_n - (double)r->base;
+			r->ratio = r->base ? (double)r->new_n / (double)r->base : INFINITY;
+			r->p = stats_poisson_rate_test(r->base, r->new_n, 1.0);
+		} else {
+			r->delta = r->new_pct - r->base_pct;
+			r->ratio = r->base_pct > 0 ? r->new_pct / r->base_pct : INFINITY;
+			r->p = stats_two_prop_test(r->base, d->base_total, r->new_n, d->new_total,
+						   NULL);
+		}
+	}
+	p = malloc((d->nr_rows ? d->nr_rows : 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < d->nr_rows; i++)
+		p[i] = d->rows[i].p;
+	err = stats_holm(p, p, d->nr_rows);
+	for (i = 0; !err && i < d->nr_rows; i++) {
+		d->rows[i].p_holm = p[i];
+		d->rows[i].significant = p[i] < d->a->alpha;
+	}
+	free(p);
+	return err;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	int c;
+
+	if (fabs(x->delta) != fabs(y->delta))
+		return fabs(x->delta) > fabs(y->delta) ? -1 : 1;
+	if (x->dso && y->dso && (c = strcmp(x->dso, y->dso)))
+		return c;
+	return strcmp(x->name, y->name);
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void print_json(struct diff *d, struct ana_out *o)
+{
+	const char *key = d->a->key == FLAME_KEY_SRCLINE ? "srcline" : "sym";
+	bool first = true;
+
+	ana_out_no_cut(o);
+	ana_out_printf(o, "{\"base\":{\"path\":");
+	ana_out_json(o, d->a->base);
+	ana_out_printf(o, ",\"samples\":%" PRIu64 "},\"new\":{\"path\":", d->base_total);
+	ana_out_json(o, d->a->new_path);
+	ana_out_printf(o, ",\"samples\":%" PRIu64 "},\"mode\":\"%s\",\"test\":\"%s\","
+		       "\"correction\":\"holm\",\"alpha\":%g,\"rows\":[", d->new_total,
+		       d->a->absolute ? "absolute" : "share",
+		       d->a->absolute ? "conditional-binomial" : "two-proportion-z", d->a->alpha);
+	for (size_t i = 0; i < d->nr_rows; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (!r->significant && !d->a->all)
+			continue;
+		ana_out_printf(o, "%s{", first ? "" : ",");
+		first = false;
+		if (r->dso) {
+			ana_out_printf(o, "\"dso\":");
+			ana_out_json(o, r->dso);
+			ana_out_printf(o, ",");
+		}
+		ana_out_printf(o, "\"%s\":", key);
+		ana_out_json(o, r->name);
+		ana_out_printf(o, ",\"base_samples\":%" PRIu64 ",\"new_samples\":%" PRIu64
+			       ",\"base_pct\":%.4f,\"new_pct\":%.4f,\"delta\":%.4f,\"ratio\":",
+			       r->base, r->new_n, r->base_pct, r->new_pct, r->delta);
+		if (isinf(r->ratio))
+			ana_out_printf(o, "null");
+		else
+			ana_out_printf(o, "%.4f", r->ratio);
+		ana_out_printf(o, ",\"p\":%.6g,\"p_holm\":%.6g,\"significant\":%s}", r->p,
+			       r->p_holm, r->significant ? "true" : "false");
+	}
+	ana_out_printf(o, "]}\n");
+}
+
+/* A p-value for the table: what underflowed to 0 is below the smallest double. */
+static const char *fmt_p(double p, char *buf, size_t len)
+{
+	if (p == 0)
+		snprintf(buf, len, "<1e-307");
+	else
+		snprintf(buf, len, "%.2g", p);
+	return buf;
+}
+
+static void print_table(struct diff *d, struct ana_out *o)
+{
+	size_t i, shown = 0, sig = 0, dso_w = 13;
+	char ratio[32], p[32], p_holm[32];
+
+	for (i = 0; i < d->nr_rows; i++) {
+		sig += d->rows[i].significant;
+		if (d->rows[i].dso)
+			dso_w = AMB_MAX(dso_w, AMB_MIN(strlen(d->rows[i].dso), 40));
+	}
+	ana_out_printf(o, "# base: %s (%" PRIu64 " samples)\n# new:  %s (%" PRIu64 " samples)\n",
+		       d->a->base, d->base_total, d->a->new_path, d->new_total);
+	ana_out_printf(o, "# test: %s, Holm-Bonferroni over %zu rows, alpha %g\n",
+		       d->a->absolute ? "sample counts, conditional binomial (equal rates and durations)" :
+				       "shares, two-proportion z-test",
+		       d->nr_rows, d->a->alpha);
+	ana_out_printf(o, "# %zu of %zu rows changed significantly%s\n#\n", sig, d->nr_rows,
+		       d->a->all ? "; '~' marks noise" : sig < d->nr_rows ? "; --all shows the rest" : "");
+	ana_out_printf(o, "#    Base%%     New%%  %9s    Ratio   Base-N    New-N   p-value    p-Holm  ",
+		       d->a->absolute ? "Delta-N" : "Delta");
+	if (d->a->key == FLAME_KEY_DSO_SYM)
+		ana_out_printf(o, "%-*s  ", (int)dso_w, "Shared Object");
+	ana_out_printf(o, "%s\n#\n", d->a->key == FLAME_KEY_SRCLINE ? "Source:Line" : "Symbol");
+	for (i = 0; i < d->nr_rows; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (!r->significant && !d->a->all)
+			continue;
+		shown++;
+		if (isinf(r->ratio))
+			snprintf(ratio, sizeof(ratio), "new");
+		else
+			snprintf(ratio, sizeof(ratio), "%.2fx", r->ratio);
+		ana_out_printf(o, "%c %7.2f%%  %7.2f%%  ", r->significant ? ' ' : '~', r->base_pct,
+			       r->new_pct);
+		if (d->a->absolute)
+			ana_out_printf(o, "%+9.0f", r->delta);
+		else
+			ana_out_printf(o, "%+9.2f", r->delta);
+		ana_out_printf(o, "  %7s  %7" PRIu64 "  %7" PRIu64 "  %8s  %8s  ", ratio, r->base,
+			       r->new_n, fmt_p(r->p, p, sizeof(p)), fmt_p(r->p_holm, p_holm, sizeof(p_holm)));
+		if (r->dso)
+			ana_out_printf(o, "%-*s  ", (int)dso_w, r->dso);
+		ana_out_printf(o, "%s\n", r->name);
+	}
+	if (!shown)
+		ana_out_printf(o, "# no significant difference\n");
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: amber-analyze diff [OPTIONS] BASE NEW\n"
+"\n"
+"Symbols whose share of the samples changed from BASE to NEW, largest change\n"
+"first, each with a significance test (Holm-Bonferroni corrected p-values).\n"
+"Symbols are matched by shared object name and symbol name, never by address.\n"
+"\n"
+"  -s, --sort KEYS         dso,sym (default), sym or srcline\n"
+"      --absolute          compare sample counts, not shares (runs of fixed\n"
+"                          work at the same frequency); exact test on counts\n"
+"      --all               show noise rows too, marked '~'\n"
+"      --alpha P           significance level (default 0.05)\n"
+"      --json              JSON instead of text\n"
+"      --flame             a differential flame graph (SVG) instead: widths from\n"
+"                          NEW, red grew, blue shrank\n"
+"      --negate            with --flame: widths from BASE (colours unchanged)\n"
+"  -o, --output FILE       write to FILE (default: standard output)\n"
+"      --title TEXT        --flame: the graph's title\n"
+"      --width PX          --flame: image width (default 1200)\n"
+"      --minwidth PX       --flame: leave out frames narrower than PX (0.1)\n"
+"  -e, --event NAME        only samples of this event\n"
+FLAME_FILTER_HELP
+"      --symfs DIR         look for files under DIR\n");
+}
+
+static int parse_sort(struct diff_args *a, const char *arg)
+{
+	if (!strcmp(arg, "dso,sym"))
+		a->key = FLAME_KEY_DSO_SYM;
+	else if (!strcmp(arg, "sym"))
+		a->key = FLAME_KEY_SYM;
+	else if (!strcmp(arg, "srcline"))
+		a->key = FLAME_KEY_SRCLINE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Returns 0, 1 after --help, -EINVAL after printing what was wrong. */
+static int parse_args(struct diff_args *a, int argc, char **argv)
+{
+	enum { O_ABSOLUTE = 256, O_ALL, O_ALPHA, O_JSON, O_FLAME, O_NEGATE, O_TITLE, O_WIDTH,
+	       O_MINWIDTH, O_SYMFS, O_FILTER };
+	static const struct option opts[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "absolute", no_argument, NULL, O_ABSOLUTE },
+		{ "all", no_argument, NULL, O_ALL },
+		{ "alpha", required_argument, NULL, O_ALPHA },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "flame", no_argument, NULL, O_FLAME },
+		{ "negate", no_argument, NULL, O_NEGATE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "width", required_argument, NULL, O_WIDTH },
+		{ "minwidth", required_argument, NULL, O_MINWIDTH },
+		{ "event", required_argument, NULL, 'e' },
+		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "help", no_argument, NULL, 'h' },
+		FLAME_FILTER_OPTIONS(O_FILTER),
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx, err;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:o:e:h", opts, &idx)) != -1) {
+		err = 0;
+		switch (c) {
+		case 's': err = parse_sort(a, optarg); break;
+		case O_ABSOLUTE: a->absolute = true; break;
+		case O_ALL: a->all = true; break;
+		case O_ALPHA:
+			a->alpha = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->alpha > 0 && a->alpha < 1))
+				err = -EINVAL;
+			break;
+		case O_JSON: a->json = true; break;
+		case O_FLAME: a->flame = true; break;
+		case O_NEGATE: a->negate = true; break;
+		case 'o': a->output = optarg; break;
+		case O_TITLE: a->title = optarg; break;
+		case O_WIDTH: {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || v < 100 || v > 100000)
+				err = -EINVAL;
+			a->width = (unsigned)v;
+			break;
+		}
+		case O_MINWIDTH:
+			a->min_width = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->min_width >= 0))
+				err = -EINVAL;
+			break;
+		case 'e': a->event = optarg; break;
+		case O_SYMFS: a->symfs = optarg; break;
+		case O_FILTER: err = flame_filter_option(&a->filter, opts[idx].name, optarg); break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -EINVAL;
+		}
+		if (err) {
+			fprintf(stderr, "amber-analyze: error: diff: bad option argument '%s': %s\n",
+				optarg, strerror(-err));
+			return err;
+		}
+	}
+	if (optind + 2 != argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (a->negate && !a->flame) {
+		fprintf(stderr, "amber-analyze: error: diff: --negate needs --flame\n");
+		return -EINVAL;
+	}
+	a->base = argv[optind];
+	a->new_path = argv[optind + 1];
+	return 0;
+}
+
+/* ---- command ------------------------------------------------------------------ */
+
+static int load_both(struct diff *d)
+{
+	const char *paths[2] = { d->a->base, d->a->new_path };
+	struct flame_load_opts lo = {
+		.filter = &d->a->filter, .key = d->a->flame ? FLAME_KEY_STACK : d->a->key,
+		.comm = true, .inline_frames = true, .symfs = d->a->symfs, .event = d->a->event,
+	};
+	int err;
+
+	for (unsigned slot = 0; slot < 2; slot++) {
+		err = flame_load(paths[slot], d->t, slot, &lo, &d->st[slot]);
+		if (err) {
+			fprintf(stderr, "amber-analyze: error: diff: %s: %s\n", paths[slot],
+				err == -ENOENT && d->a->event ? "no such event" : amb_strerror(err));
+			return err;
+		}
+	}
+	d->base_total = stk_tree_node(d->t, STK_ROOT)->total[SLOT_BASE];
+	d->new_total = stk_tree_node(d->t, STK_ROOT)->total[SLOT_NEW];
+	return 0;
+}
+
+static int write_flame(struct diff *d, FILE *f)
+{
+	char subtitle[512];
+	struct fsvg_opts so = {
+		.title = d->a->title ? d->a->title : "Differential Flame Graph",
+		.subtitle = subtitle, .unit = "samples", .width = d->a->width,
+		.min_width = d->a->min_width, .slot = d->a->negate ? SLOT_BASE : SLOT_NEW,
+		.diff = true, .base_slot = SLOT_BASE, .new_slot = SLOT_NEW,
+		.absolute = d->a->absolute,
+	};
+
+	snprintf(subtitle, sizeof(subtitle),
+		 "widths: %s (%s); red: grew, blue: shrank from %s to %s (%s)",
+		 d->a->negate ? "base" : "new", d->a->negate ? d->a->base : d->a->new_path,
+		 d->a->base, d->a->new_path, d->a->absolute ? "sample counts" : "shares");
+	return fsvg_write(f, d->t, &so);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_args a = { .key = FLAME_KEY_DSO_SYM, .alpha = 0.05, .min_width = 0.1 };
+	struct diff d = { .a = &a };
+	struct ana_out out;
+	FILE *f = NULL;
+	int err, rc = 2;
+
+	ana_filter_init(&a.filter);
+	err = parse_args(&a, argc, argv);
+	if (err) {
+		rc = err > 0 ? 0 : 2;
+		goto out;
+	}
+	rc = 1;
+	d.t = stk_tree_new();
+	if (!d.t || load_both(&d))
+		goto out;
+	if (!d.base_total || !d.new_total)
+		amb_warn("diff: %s has no samples to compare",
+			 d.base_total ? a.new_path : a.base);
+	err = a.flame ? stk_tree_sort(d.t) : collect_rows(&d);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: diff: %s\n", strerror(-err));
+		goto out;
+	}
+	f = a.output && strcmp(a.output, "-") ? fopen(a.output, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "amber-analyze: error: diff: cannot create %s: %s\n", a.output,
+			strerror(errno));
+		goto out;
+	}
+	if (a.flame) {
+		err = write_flame(&d, f);
+		if (fflush(f) || ferror(f))
+			err = -EIO;
+	} else {
+		qsort(d.rows, d.nr_rows, sizeof(*d.rows), row_cmp);
+		ana_out_init(&out, f);
+		if (a.json)
+			print_json(&d, &out);
+		else
+			print_table(&d, &out);
+		err = ana_out_finish(&out) ? -EIO : 0;
+	}
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: diff: writing %s: %s\n",
+			a.output ? a.output : "standard output", strerror(-err));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (f && f != stdout && fclose(f) && !rc) {
+		fprintf(stderr, "amber-analyze: error: diff: closing %s: %s\n", a.output,
+			strerror(errno));
+		rc = 1;
+	}
+	free(d.rows);
+	stk_tree_free(d.t);
+	ana_filter_free(&a.filter);
+	return rc;
+}

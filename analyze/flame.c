@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/flame.c - `amber-analyze flame`: a recording's stacks as an
+ * interactive SVG flame graph (flame_svg.h), or as folded stacks for
+ * other tools.
+ *
+ * --reverse reverses every stack, as FlameGraph's --reverse and perf's
+ * caller/callee switch do: leaf functions become the roots (the frames
+ * just above "all") and their callers stack up above them, so the widest
+ * bottom frames are where time is spent, whoever called them.  The graph
+ * is still drawn bottom-up.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/flame_load.h"
+#include "analyze/flame_svg.h"
+#include "analyze/stacks.h"
+#include "common/common.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: amber-analyze flame [OPTIONS] FILE\n"
+"\n"
+"A flame graph of the recording's stacks: an interactive SVG (click to zoom,\n"
+"Ctrl-F to search), or folded stacks with --folded.\n"
+"\n"
+"  -o, --output FILE       write to FILE (default: standard output)\n"
+"      --folded            folded stacks, 'outer;...;leaf COUNT' a line\n"
+"      --reverse           reverse stacks: leaf functions are the roots\n"
+"      --weight KIND       samples (default) or period\n"
+"      --title TEXT        the graph's title\n"
+"      --width PX          image width (default 1200)\n"
+"      --minwidth PX       leave out frames narrower than PX (default 0.1)\n"
+"      --no-comm           no command name as the outermost frame\n"
+"      --no-inline         no frames for inlined functions\n"
+"  -e, --event NAME        only samples of this event\n"
+FLAME_FILTER_HELP
+"      --symfs DIR         look for files under DIR\n");
+}
+
+struct flame_args {
+	const char *path, *output, *title, *event, *symfs;
+	bool folded, reverse, period, no_comm, no_inline;
+	unsigned width;
+	double min_width;
+	struct ana_filter filter;
+};
+
+/* Returns 0, 1 after --help, -EINVAL after printing what was wrong. */
+static int parse_args(struct flame_args *a, int argc, char **argv)
+{
+	enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_TITLE, O_WIDTH, O_MINWIDTH, O_NO_COMM,
+	       O_NO_INLINE, O_SYMFS, O_FILTER };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "folded", no_argument, NULL, O_FOLDED },
+		{ "reverse", no_argument, NULL, O_REVERSE },
+		{ "weight", required_argument, NULL, O_WEIGHT },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "width", required_argument, NULL, O_WIDTH },
+		{ "minwidth", required_argument, NULL, O_MINWIDTH },
+		{ "no-comm", no_argument, NULL, O_NO_COMM },
+		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "event", required_argument, NULL, 'e' },
+		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "help", no_argument, NULL, 'h' },
+		FLAME_FILTER_OPTIONS(O_FILTER),
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx, err;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:e:h", opts, &idx)) != -1) {
+		err = 0;
+		switch (c) {
+		case 'o': a->output = optarg; break;
+		case O_FOLDED: a->folded = true; break;
+		case O_REVERSE: a->reverse = true; break;
+		case O_WEIGHT:
+			if (!strcmp(optarg, "period"))
+				a->period = true;
+			else if (!strcmp(optarg, "samples"))
+				a->period = false;
+			else
+				err = -EINVAL;
+			break;
+		case O_TITLE: a->title = optarg; break;
+		case O_WIDTH: {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || v < 100 || v > 100000)
+				err = -EINVAL;
+			a->width = (unsigned)v;
+			break;
+		}
+		case O_MINWIDTH:
+			a->min_width = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->min_width >= 0))
+				err = -EINVAL;
+			break;
+		case O_NO_COMM: a->no_comm = true; break;
+		case O_NO_INLINE: a->no_inline = true; break;
+		case 'e': a->event = optarg; break;
+		case O_SYMFS: a->symfs = optarg; break;
+		case O_FILTER: err = flame_filter_option(&a->filter, opts[idx].name, optarg); break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -EINVAL;
+		}
+		if (err) {
+			fprintf(stderr, "amber-analyze: error: flame: bad option argument '%s': %s\n",
+				optarg, strerror(-err));
+			return err;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	a->path = argv[optind];
+	return 0;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	struct flame_args a = { .min_width = 0.1 };
+	struct flame_load_opts lo = { 0 };
+	struct flame_load_stats st;
+	struct stk_tree *t = NULL;
+	FILE *f = NULL;
+	char subtitle[256];
+	int err, rc = 2;
+
+	ana_filter_init(&a.filter);
+	err = parse_args(&a, argc, argv);
+	if (err) {
+		rc = err > 0 ? 0 : 2;
+		goto out;
+	}
+	rc = 1;
+	t = stk_tree_new();
+	if (!t) {
+		fprintf(stderr, "amber-analyze: error: flame: %s\n", strerror(errno));
+		goto out;
+	}
+	lo = (struct flame_load_opts){
+		.filter = &a.filter, .key = FLAME_KEY_STACK, .period = a.period,
+		.reverse = a.reverse, .comm = !a.no_comm, .inline_frames = !a.no_inline,
+		.symfs = a.symfs, .event = a.event,
+	};
+	err = flame_load(a.path, t, 0, &lo, &st);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: flame: %s: %s\n", a.path,
+			err == -ENOENT && a.event ? "no such event" : amb_strerror(err));
+		goto out;
+	}
+	err = stk_tree_sort(t);
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: flame: %s\n", strerror(-err));
+		goto out;
+	}
+	f = a.output && strcmp(a.output, "-") ? fopen(a.output, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "amber-analyze: error: flame: cannot create %s: %s\n", a.output,
+			strerror(errno));
+		goto out;
+	}
+	if (a.folded) {
+		err = stk_tree_write_folded(t, 0, f);
+	} else {
+		struct fsvg_opts so = {
+			.title = a.title ? a.title : a.reverse ? "Flame Graph (reversed: leaves at the root)" :
+				"Flame Graph",
+			.subtitle = subtitle, .unit = a.period ? "period" : "samples",
+			.width = a.width, .min_width = a.min_width, .slot = 0,
+		};
+
+		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples",
+			 a.path, st.added, st.samples);
+		err = fsvg_write(f, t, &so);
+	}
+	if (fflush(f) || ferror(f))
+		err = -EIO;
+	if (err) {
+		fprintf(stderr, "amber-analyze: error: flame: writing %s: %s\n",
+			a.output ? a.output : "standard output", strerror(-err));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (f && f != stdout && fclose(f) && !rc) {
+		fprintf(stderr, "amber-analyze: error: flame: closing %s: %s\n", a.output,
+			strerror(errno));
+		rc = 1;
+	}
+	stk_tree_free(t);
+	ana_filter_free(&a.filter);
+	return rc;
+}

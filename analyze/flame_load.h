@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/flame_load.h - read the samples of a recording into a stack tree
+ * (stacks.h), for `flame` and `diff`: each sample that passes report's
+ * filters is resolved (machine.h) and added as a path of frame names.
+ */
+#ifndef AMB_ANALYZE_FLAME_LOAD_H
+#define AMB_ANALYZE_FLAME_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/report_common.h"
+#include "analyze/stacks.h"
+
+/* What path a sample adds to the tree. */
+enum flame_key {
+	FLAME_KEY_STACK = 0,  /* its whole stack, one frame per function */
+	FLAME_KEY_DSO_SYM,    /* [DSO short name, symbol] of its leaf */
+	FLAME_KEY_SYM,        /* [symbol] of its leaf */
+	FLAME_KEY_SRCLINE,    /* [file:line] of its leaf */
+};
+
+struct flame_load_opts {
+	struct ana_filter *filter;  /* report's filters; NULL: none */
+	enum flame_key key;
+	bool period;                /* weigh by period, not by 1 per sample */
+	bool reverse;               /* FLAME_KEY_STACK: leaf first (callee-rooted) */
+	bool comm;                  /* FLAME_KEY_STACK: the command as outermost frame */
+	bool inline_frames;         /* FLAME_KEY_STACK: inlined functions as frames */
+	const char *symfs;          /* --symfs, or NULL */
+	const char *event;          /* only samples of this event; NULL: all */
+};
+
+struct flame_load_stats {
+	uint64_t samples;   /* SAMPLE records read */
+	uint64_t added;     /* of those, added to the tree */
+	uint64_t filtered;  /* left out by the filters */
+	uint64_t weight;    /* weight added */
+};
+
+/*
+ * Add the samples of the recording @path to @slot of @t.  @st (may be
+ * NULL) receives counts.  Returns 0, an error of ana_session_open(),
+ * -ENODATA when --time needs clock keys the recording lacks, -ENOENT when
+ * @o->event names no event of the recording, -ENOMEM.
+ */
+int flame_load(const char *path, struct stk_tree *t, unsigned slot,
+	       const struct flame_load_opts *o, struct flame_load_stats *st);
+
+/*
+ * The filter options of `report`, as getopt_long entries whose val is
+ * @val: --pid --tid --comm --cpu --dso --sym --time.  A command puts
+ * FLAME_FILTER_OPTIONS(val) in its option table and hands what getopt
+ * returns for @val to flame_filter_option().
+ */
+#define FLAME_FILTER_OPTIONS(val)                               \
+	{ "pid", required_argument, NULL, (val) },              \
+	{ "tid", required_argument, NULL, (val) },              \
+	{ "comm", required_argument, NULL, (val) },             \
+	{ "cpu", required_argument, NULL, (val) },              \
+	{ "dso", required_argument, NULL, (val) },              \
+	{ "sym", required_argument, NULL, (val) },              \
+	{ "time", required_argument, NULL, (val) }
+
+/* Apply the filter option @name ("pid", ...) with @arg to @f.  Returns 0,
+ * -EINVAL for an unknown name or a malformed argument, -ENOMEM. */
+int flame_filter_option(struct ana_filter *f, const char *name, const char *arg);
+
+/* The filters' lines for a command's usage text. */
+#define FLAME_FILTER_HELP                                                     \
+	"      --pid/--tid LIST    only these processes/threads\n"                \
+	"      --comm LIST         only these commands\n"                         \
+	"      --cpu LIST          only these CPUs (0-3,7)\n"                     \
+	"      --dso LIST          only samples whose leaf is in these objects\n" \
+	"      --sym LIST          only samples whose leaf is one of these\n"     \
+	"      --time START,END    seconds from the first sample, or HH:MM:SS\n"
+
+#endif /* AMB_ANALYZE_FLAME_LOAD_H */

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for analyze/flame_svg.c: escaping, layout, colours. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/flame_svg.h"
+#include "analyze/stacks.h"
+
+static char *escaped(const char *s, size_t max)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fsvg_put_escaped(f, s, max), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+#define assert_escaped(in, max, out)                     \
+	do {                                             \
+		char *e_ = escaped((in), (max));         \
+		assert_string_equal(e_, (out));          \
+		free(e_);                                \
+	} while (0)
+
+static void test_escape(void **state)
+{
+	(void)state;
+	assert_escaped("operator<<(a&b, \"c\", 'd')>", 0,
+		       "operator&lt;&lt;(a&amp;b, &quot;c&quot;, &apos;d&apos;)&gt;");
+	assert_escaped("tab\there\x01\x7f", 0, "tab?here??");
+	/* Valid UTF-8 is kept; stray, overlong and surrogate bytes are not. */
+	assert_escaped("caf\xc3\xa9", 0, "caf\xc3\xa9");
+	assert_escaped("bad\xff\xc3", 0, "bad??");
+	assert_escaped("\xc0\xaf", 0, "??");
+	assert_escaped("\xed\xa0\x80", 0, "???");
+	/* Cuts count characters and end with "..". */
+	assert_escaped("abcdefgh", 8, "abcdefgh");
+	assert_escaped("abcdefgh", 5, "abc..");
+	assert_escaped("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9xyz", 5, "\xc3\xa9\xc3\xa9\xc3\xa9..");
+	assert_escaped("<<<<<<", 4, "&lt;&lt;..");
+}
+
+struct frame {
+	uint64_t s, w;
+	unsigned d;
+	double x, width;
+	char fill[32];
+};
+
+/* Parse the frames of an SVG written by fsvg_write(). */
+static size_t parse_frames(const char *svg, struct frame *v, size_t max)
+{
+	const char *p = svg;
+	size_t n = 0;
+
+	while ((p = strstr(p, "<g class=\"f\" ")) && n < max) {
+		struct frame *f = &v[n++];
+		const char *r;
+
+		assert_int_equal(sscanf(p, "<g class=\"f\" data-s=\"%" SCNu64 "\" data-w=\"%" SCNu64
+					"\" data-d=\"%u\">", &f->s, &f->w, &f->d), 3);
+		r = strstr(p, "<rect ");
+		assert_non_null(r);
+		assert_int_equal(sscanf(r, "<rect x=\"%lf\" y=\"%*f\" width=\"%lf\" height=\"%*d\" "
+					"fill=\"%31[^\"]\"", &f->x, &f->width, f->fill), 3);
+		p = r;
+	}
+	return n;
+}
+
+static char *render(const struct stk_tree *t, const struct fsvg_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fsvg_write(f, t, o), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static struct stk_tree *sample_tree(void)
+{
+	const struct stk_frame s1[] = { { "main", STK_USER }, { "work", STK_USER },
+					{ "<evil & \"name\">", STK_INLINE } };
+	const struct stk_frame s2[] = { { "main", STK_USER }, { "sys_read", STK_KERNEL } };
+	const struct stk_frame s3[] = { { "main", STK_USER }, { "0x1234", STK_UNKNOWN } };
+	struct stk_tree *t = stk_tree_new();
+
+	assert_non_null(t);
+	assert_int_equal(stk_tree_add(t, s1, 3, 0, 50), 0);
+	assert_int_equal(stk_tree_add(t, s1, 2, 0, 20), 0);
+	assert_int_equal(stk_tree_add(t, s2, 2, 0, 25), 0);
+	assert_int_equal(stk_tree_add(t, s3, 2, 0, 4), 0);
+	assert_int_equal(stk_tree_add(t, s1, 1, 0, 1), 0);
+	/* The second slot: work grew, sys_read shrank. */
+	assert_int_equal(stk_tree_add(t, s1, 3, 1, 90), 0);
+	assert_int_equal(stk_tree_add(t, s2, 2, 1, 10), 0);
+	assert_int_equal(stk_tree_sort(t), 0);
+	return t;
+}
+
+static void test_layout(void **state)
+{
+	struct stk_tree *t = sample_tree();
+	struct fsvg_opts o = { .title = "T&T", .width = 1000, .min_width = -1 };
+	struct frame v[32];
+	char *svg = render(t, &o);
+	size_t n = parse_frames(svg, v, 32), i, j;
+	double scale = (1000.0 - 20) / 100;
+
+	(void)state;
+	/* Every node is drawn: root, main, work, evil, sys_read, 0x1234. */
+	assert_int_equal(n, stk_tree_count(t));
+	assert_non_null(strstr(svg, "&lt;evil &amp; &quot;name&quot;&gt;"));
+	assert_null(strstr(svg, "<evil"));
+	assert_non_null(strstr(svg, ">T&amp;T</text>"));
+	assert_non_null(strstr(svg, "<script type=\"text/ecmascript\"><![CDATA["));
+	for (i = 0; i < n; i++) {
+		uint64_t sum = 0;
+
+		assert_true(fabs(v[i].width - (double)v[i].w * scale) < 0.01);
+		assert_true(fabs(v[i].x - (10 + (double)v[i].s * scale)) < 0.01);
+		if (!v[i].d) {
+			assert_int_equal(v[i].w, 100);
+			continue;
+		}
+		/* Children lie inside their parent, side by side. */
+		for (j = 0; j < n; j++)
+			if (v[j].d == v[i].d + 1 && v[j].s >= v[i].s && v[j].s < v[i].s + v[i].w) {
+				assert_true(v[j].s + v[j].w <= v[i].s + v[i].w);
+				sum += v[j].w;
+			}
+		assert_true(sum <= v[i].w);
+	}
+	/* all (100) = main (100); main = work (70) + sys_read (25) + 0x1234 (4)
+	 * + its own 1, to the right of its children. */
+	for (i = 0; i < n; i++) {
+		uint64_t sum = 0;
+
+		for (j = 0; j < n; j++)
+			if (v[j].d == v[i].d + 1 && v[j].s >= v[i].s && v[j].s < v[i].s + v[i].w)
+				sum += v[j].w;
+		if (v[i].d == 0)
+			assert_int_equal(sum, 100);
+		else if (v[i].d == 1)
+			assert_int_equal(sum, 99);
+	}
+	free(svg);
+
+	/* min_width drops what is too narrow: 0x1234 is 4 * 9.8 px. */
+	o.min_width = 40;
+	svg = render(t, &o);
+	assert_int_equal(parse_frames(svg, v, 32), stk_tree_count(t) - 1);
+	assert_null(strstr(svg, "0x1234"));
+	free(svg);
+	o.slot = STK_SLOTS;
+	assert_int_equal(fsvg_write(stdout, t, &o), -EINVAL);
+	stk_tree_free(t);
+}
+
+static const struct frame *find(const struct frame *v, size_t n, const char *svg,
+				const char *name)
+{
+	const char *p = strstr(svg, name);
+	const char *g;
+	size_t i = 0;
+
+	assert_non_null(p);
+	/* The frame whose <g> precedes the first mention of @name. */
+	for (g = svg; (g = strstr(g, "<g class=\"f\" ")) && g < p; g++)
+		i++;
+	assert_true(i >= 1 && i <= n);
+	return &v[i - 1];
+}
+
+static void test_colours(void **state)
+{
+	struct stk_tree *t = sample_tree();
+	struct fsvg_opts o = { .min_width = -1 };
+	struct frame v[32];
+	char *svg = render(t, &o);
+	size_t n = parse_frames(svg, v, 32);
+	unsigned r, g, b;
+
+	(void)state;
+	/* Kernel orange, inlined aqua, unknown grey, user red. */
+	assert_int_equal(sscanf(find(v, n, svg, "sys_read")->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+	assert_true(r >= 225 && g >= 135 && g <= 190 && b <= 50);
+	assert_int_equal(sscanf(find(v, n, svg, "&lt;evil")->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+	assert_true(r <= 110 && g >= 190 && b >= 190);
+	assert_int_equal(sscanf(find(v, n, svg, "0x1234")->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+	assert_true(r == g && g == b && r >= 160 && r <= 200);
+	assert_int_equal(sscanf(find(v, n, svg, "work")->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+	assert_true(r >= 200 && g <= 110 && b <= 110);
+	free(svg);
+
+	/* Differential: widths from slot 1; work grew (red), sys_read shrank (blue). */
+	o = (struct fsvg_opts){ .min_width = -1, .slot = 1, .diff = true, .base_slot = 0,
+				.new_slot = 1 };
+	svg = render(t, &o);
+	n = parse_frames(svg, v, 32);
+	assert_int_equal(v[0].w, 100);
+	assert_int_equal(sscanf(find(v, n, svg, "work")->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+	assert_true(r == 255 && g < 200 && g == b);
+	assert_int_equal(sscanf(find(v, n, svg, "sys_read")->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+	assert_true(b == 255 && r < 255 && r == g);
+	/* 0x1234 is absent from slot 1: not drawn. */
+	assert_null(strstr(svg, "0x1234"));
+	free(svg);
+	stk_tree_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_colours),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
