@@ -11,9 +11,10 @@
  * only when its build-id equals the recorded one; a DSO without a recorded
  * build-id cannot be keyed and is left out with a warning.
  *
- * The input's blocks are decoded and appended again in order: the raw
- * payloads are the same bytes (the file header keeps the input's UUID and
- * creation time); INDEX and TRAILER are made anew.
+ * The input's blocks are copied in order as they are stored, neither
+ * decoded nor recompressed: the same codec, payload bytes and payload
+ * checksums (the file header keeps the input's UUID and creation time);
+ * only the block numbers, the INDEX and the TRAILER are made anew.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,12 +60,14 @@ static void usage(FILE *f)
 "      --all          every user DSO the recording maps\n"
 "      --mini         reduced ELF files: symbols, CFI, line and inline info only\n"
 "      --no-debug     leave out separate debug info (/usr/lib/debug/.build-id)\n"
-"      --symfs DIR    look for files under DIR too\n"
+"      --symfs DIR    look for the recorded paths under DIR, not on this host\n"
+"      --no-debuginfod  do not ask the servers of DEBUGINFOD_URLS\n"
 "  -z, --compression-level N  zstd level for the new blocks (default %d)\n"
 "  -h, --help\n", AMB_DEFAULT_ZSTD_LEVEL);
 }
 
-/* Copy every block of @r except INDEX and TRAILER to @w, in order. */
+/* Copy every block of @r except INDEX and TRAILER to @w, in order, as
+ * stored: same codec, same payload bytes, same payload checksum. */
 static int copy_blocks(struct amb_reader *r, struct amb_writer *w)
 {
 	struct amb_payload *pl = amb_payload_new();
@@ -74,22 +77,23 @@ static int copy_blocks(struct amb_reader *r, struct amb_writer *w)
 		return -ENOMEM;
 	for (size_t i = 0; i < amb_reader_block_count(r); i++) {
 		const struct amb_block_info *bi = amb_reader_block(r, i);
-		struct amb_block_desc d = {
-			.type = bi->type, .stream = bi->stream, .record_count = bi->record_count,
-			.first_time = bi->first_time, .last_time = bi->last_time,
-		};
-		const void *data;
+		struct amb_block_info info;
+		const void *stored;
 		size_t len;
 
 		if (bi->type == AMB_BLOCK_INDEX || bi->type == AMB_BLOCK_TRAILER)
 			continue;
-		if (amb_reader_load(r, i, pl, &data, &len)) {
+		err = amb_reader_load_stored(r, i, pl, &stored, &len, &info);
+		if (err == -ENOMEM)
+			break;
+		if (err) {
 			/* session.c warned about it already when it read the block;
 			 * an archive of a damaged file keeps what is intact. */
 			amb_warn("%s; not copied", amb_payload_errmsg(pl));
+			err = 0;
 			continue;
 		}
-		err = amb_writer_append(w, &d, data, len);
+		err = amb_writer_append_stored(w, &info, stored, len);
 		if (err)
 			break;
 	}
@@ -133,13 +137,28 @@ static int append_file(struct amb_writer *w, const uint8_t *id, size_t id_len, u
 	return 0;
 }
 
+/* True when @elf holds code: separate debug info keeps the section
+ * headers of the code but makes them SHT_NOBITS. */
+static bool elf_has_code(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    sh.sh_type != SHT_NOBITS && sh.sh_size)
+			return true;
+	return false;
+}
+
 /*
  * Read the ELF at @path into memory and check that its build-id is @id.
- * Returns 0 with *image (caller frees) and *len, -ESTALE for another
- * build-id, -EFBIG over the cap, -ENOEXEC for a non-ELF, -errno.
+ * Returns 0 with *image (caller frees), *len and *has_code (see
+ * elf_has_code), -ESTALE for another build-id, -EFBIG over the cap,
+ * -ENOEXEC for a non-ELF, -errno.
  */
 static int read_checked(const char *path, const uint8_t *id, size_t id_len, uint8_t **image,
-			uint64_t *len)
+			uint64_t *len, bool *has_code)
 {
 	const void *note;
 	struct stat st;
@@ -188,6 +207,8 @@ static int read_checked(const char *path, const uint8_t *id, size_t id_len, uint
 	n = dwelf_elf_gnu_build_id(elf, &note);
 	if (n <= 0 || (size_t)n != id_len || memcmp(note, id, id_len))
 		err = -ESTALE;
+	else
+		*has_code = elf_has_code(elf);
 out:
 	elf_end(elf);
 	close(fd);
@@ -200,18 +221,26 @@ out:
 	return 0;
 }
 
-/* Embed the file at @path for @id as @kind (reduced first with --mini). */
+/*
+ * Embed the file at @path for @id as @kind (reduced first with --mini).
+ * An AMB_FILE_ELF without code is separate debug info, the only file
+ * found (in a debug directory, or from debuginfod), and is embedded as
+ * AMB_FILE_DEBUG.
+ */
 static int embed_path(struct amb_writer *w, const struct archive_opts *o, const uint8_t *id,
 		      size_t id_len, unsigned kind, const char *path, struct archive_stats *st)
 {
 	uint8_t *image = NULL, *mini = NULL;
 	uint64_t len = 0;
 	size_t mini_len = 0;
+	bool has_code = false;
 	int err;
 
-	err = read_checked(path, id, id_len, &image, &len);
+	err = read_checked(path, id, id_len, &image, &len, &has_code);
 	if (err)
 		return err;
+	if (kind == AMB_FILE_ELF && !has_code)
+		kind = AMB_FILE_DEBUG;
 	if (o->mini && (kind == AMB_FILE_ELF || kind == AMB_FILE_DEBUG)) {
 		err = ana_elf_reduce(image, (size_t)len, &mini, &mini_len);
 		if (err) {
@@ -238,11 +267,16 @@ static int embed_debug(struct amb_writer *w, const struct archive_opts *o,
 		       const struct ana_dso *d, struct archive_stats *st)
 {
 	char hex[2 * ANA_BUILD_ID_MAX + 1], path[4200];
-	const char *dir = o->dso.debug_dir ? o->dso.debug_dir : "/usr/lib/debug";
 	int err, n;
 
 	ana_dso_build_id_hex(d, hex);
-	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	/* The debug directory of dso.c's step 3. */
+	if (o->dso.debug_dir)
+		n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", o->dso.debug_dir,
+			     hex, hex + 2);
+	else
+		n = snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			     o->dso.symfs ? o->dso.symfs : "", hex, hex + 2);
 	if (n < 0 || (size_t)n >= sizeof(path) || access(path, R_OK))
 		return 0;
 	if (d->elf_path && !strcmp(d->elf_path, path))
@@ -299,9 +333,7 @@ static int embed_vdso(struct amb_writer *w, const struct ana_buildid *b, struct 
 static int embed_dso(struct amb_writer *w, const struct archive_opts *o, struct ana_dso_table *t,
 		     struct ana_dso *d, struct archive_stats *st)
 {
-	const char *dbg = o->dso.debug_dir ? o->dso.debug_dir : "/usr/lib/debug";
 	char hex[2 * ANA_BUILD_ID_MAX + 1];
-	unsigned kind = AMB_FILE_ELF;
 	int err;
 
 	if (!d->build_id_len) {
@@ -313,10 +345,7 @@ static int embed_dso(struct amb_writer *w, const struct archive_opts *o, struct 
 		st->missing++;   /* dso.c warned, naming what it tried */
 		return 0;
 	}
-	/* Only the debug file may exist here (the ELF is on another machine). */
-	if (!strncmp(d->elf_path, dbg, strlen(dbg)) && d->elf_path[strlen(dbg)] == '/')
-		kind = AMB_FILE_DEBUG;
-	err = embed_path(w, o, d->build_id, d->build_id_len, kind, d->elf_path, st);
+	err = embed_path(w, o, d->build_id, d->build_id_len, AMB_FILE_ELF, d->elf_path, st);
 	if (err == -ESTALE || err == -ENOEXEC || err == -EFBIG) {
 		amb_warn("%s: %s changed or cannot be embedded (%s); left out", d->path,
 			 d->elf_path, err == -ESTALE ? "build-id differs now" : strerror(-err));
@@ -333,7 +362,7 @@ static int embed_dso(struct amb_writer *w, const struct archive_opts *o, struct 
 
 static int parse_args(struct archive_opts *o, int argc, char **argv)
 {
-	enum { O_HIT = 256, O_ALL, O_MINI, O_NO_DEBUG, O_SYMFS };
+	enum { O_HIT = 256, O_ALL, O_MINI, O_NO_DEBUG, O_SYMFS, O_NO_DEBUGINFOD };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "hit", no_argument, NULL, O_HIT },
@@ -341,6 +370,7 @@ static int parse_args(struct archive_opts *o, int argc, char **argv)
 		{ "mini", no_argument, NULL, O_MINI },
 		{ "no-debug", no_argument, NULL, O_NO_DEBUG },
 		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -360,6 +390,7 @@ static int parse_args(struct archive_opts *o, int argc, char **argv)
 		case O_MINI: o->mini = true; break;
 		case O_NO_DEBUG: o->no_debug = true; break;
 		case O_SYMFS: o->dso.symfs = optarg; break;
+		case O_NO_DEBUGINFOD: o->dso.no_debuginfod = true; break;
 		case 'z':
 			v = strtol(optarg, &end, 10);
 			if (*end || v < 0 || v > 22) {

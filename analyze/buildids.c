@@ -3,8 +3,8 @@
  * analyze/buildids.c - which DSOs a recording's samples hit, and the
  * `buildids` command: every DSO with its build-id, its hits, and where
  * analysis finds its ELF (embedded, the recorded path, the debug
- * directory, ~/.debug, --symfs), or that it is missing or only exists with
- * another build-id (MISMATCH).
+ * directory, ~/.debug, --symfs, debuginfod), or that it is missing or only
+ * exists with another build-id (MISMATCH).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -185,27 +185,17 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: amber-analyze buildids [OPTIONS] FILE\n\n"
 "Every DSO of the recording: build-id, samples in it, frames in it, and\n"
-"where analysis finds its ELF: embedded, path, debug-dir, ~/.debug, symfs,\n"
-"missing, or MISMATCH (only files with another build-id exist).\n\n"
-"      --symfs DIR   look for files under DIR too\n"
-"      --hit         only DSOs that samples hit\n"
+"where analysis finds its ELF: embedded, path, symfs, debug-dir, ~/.debug,\n"
+"debuginfod, missing, or MISMATCH (only files with another build-id exist).\n\n"
+"      --symfs DIR       look for the recorded paths under DIR, not on this host\n"
+"      --hit             only DSOs that samples hit\n"
+"      --no-debuginfod   do not ask the servers of DEBUGINFOD_URLS\n"
 "  -h, --help\n");
 }
 
-static bool has_prefix(const char *s, const char *dir)
-{
-	size_t n = dir ? strlen(dir) : 0;
-
-	return n && !strncmp(s, dir, n) && s[n] == '/';
-}
-
 /* Where @d's ELF was found, in the words of the usage text. */
-static const char *where(const struct ana_dso *d, struct ana_embed *e,
-			 const struct ana_dso_opts *o)
+static const char *where(const struct ana_dso *d)
 {
-	const char *home = o->home ? o->home : getenv("HOME");
-	char dot_debug[4200];
-
 	switch (d->status) {
 	case ANA_DSO_MISSING: return "missing";
 	case ANA_DSO_MISMATCH: return "MISMATCH";
@@ -213,26 +203,20 @@ static const char *where(const struct ana_dso *d, struct ana_embed *e,
 	case ANA_DSO_UNRESOLVED: return "?";
 	case ANA_DSO_FOUND: break;
 	}
-	if (d->build_id_len && d->elf_path) {
-		const char *p = ana_embed_lookup(e, d->build_id, d->build_id_len);
-
-		if (p && !strcmp(p, d->elf_path))
-			return "embedded";
+	switch (d->origin) {
+	case ANA_DSO_FROM_EMBEDDED: return "embedded";
+	case ANA_DSO_FROM_PATH: return d->verified ? "path" : "path (unverified)";
+	case ANA_DSO_FROM_SYMFS: return d->verified ? "symfs" : "symfs (unverified)";
+	case ANA_DSO_FROM_DEBUG_DIR: return "debug-dir";
+	case ANA_DSO_FROM_DOT_DEBUG: return "~/.debug";
+	case ANA_DSO_FROM_DEBUGINFOD: return "debuginfod";
+	case ANA_DSO_FROM_NONE: break;
 	}
-	if (!strcmp(d->elf_path, d->path))
-		return d->verified ? "path" : "path (unverified)";
-	if (has_prefix(d->elf_path, o->debug_dir ? o->debug_dir : "/usr/lib/debug"))
-		return "debug-dir";
-	if (home && snprintf(dot_debug, sizeof(dot_debug), "%s/.debug", home) > 0 &&
-	    has_prefix(d->elf_path, dot_debug))
-		return "~/.debug";
-	if (has_prefix(d->elf_path, o->symfs))
-		return "symfs";
 	return "found";
 }
 
 static int print_table(struct ana_session *s, struct ana_dso_table *t, struct ana_embed *e,
-		       const struct ana_dso_opts *o, const struct ana_dso_hits *h, bool only_hit)
+		       const struct ana_dso_hits *h, bool only_hit)
 {
 	char hex[2 * ANA_BUILD_ID_MAX + 1];
 	size_t ksyms_len = 0;
@@ -246,7 +230,7 @@ static int print_table(struct ana_session *s, struct ana_dso_table *t, struct an
 		ana_dso_resolve(t, d);
 		printf("%-40s %9" PRIu64 " %9" PRIu64 "  %-10s %s\n",
 		       d->build_id_len ? ana_dso_build_id_hex(d, hex) : "(none)",
-		       h->v[i].samples, h->v[i].frames, where(d, e, o), d->path);
+		       h->v[i].samples, h->v[i].frames, where(d), d->path);
 	}
 	/* Kernel and vDSO entries of the BUILDID table: not ELF lookups. */
 	ana_session_ksyms(s, &ksyms_len);
@@ -273,10 +257,11 @@ static int print_table(struct ana_session *s, struct ana_dso_table *t, struct an
 
 int cmd_buildids(int argc, char **argv)
 {
-	enum { O_SYMFS = 256, O_HIT };
+	enum { O_SYMFS = 256, O_HIT, O_NO_DEBUGINFOD };
 	static const struct option longopts[] = {
 		{ "symfs", required_argument, NULL, O_SYMFS },
 		{ "hit", no_argument, NULL, O_HIT },
+		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -293,6 +278,7 @@ int cmd_buildids(int argc, char **argv)
 		switch (c) {
 		case O_SYMFS: dopts.symfs = optarg; break;
 		case O_HIT: only_hit = true; break;
+		case O_NO_DEBUGINFOD: dopts.no_debuginfod = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -311,7 +297,7 @@ int cmd_buildids(int argc, char **argv)
 	if (!err)
 		err = ana_dso_hits_collect(s, t, &h);
 	if (!err)
-		err = print_table(s, t, e, &dopts, &h, only_hit);
+		err = print_table(s, t, e, &h, only_hit);
 	if (err)
 		fprintf(stderr, "amber-analyze: error: %s: %s\n", argv[optind], amb_strerror(err));
 	else

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * analyze/dso.c - the DSO table, keyed by build-id, and the search for each
- * DSO's ELF file.  A file whose build-id differs from the recorded one is
+ * DSO's ELF file (the order is documented at ana_dso_resolve in
+ * symbols.h).  A file whose build-id differs from the recorded one is
  * never used: symbols from another build would be silently wrong.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <elfutils/libdwelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,8 @@ struct ana_dso_table {
 	size_t nr_notes, cap_notes;
 	ana_dso_embedded_fn embedded;
 	void *embedded_ctx;
+	struct ana_debuginfod *debuginfod;   /* made when first needed */
+	bool debuginfod_failed;              /* ... and not made: no servers */
 };
 
 struct ana_dso_table *ana_dso_table_new(const struct ana_dso_opts *opts)
@@ -60,6 +65,7 @@ void ana_dso_table_free(struct ana_dso_table *t)
 	}
 	for (i = 0; i < t->nr_notes; i++)
 		free(t->notes[i].path);
+	ana_debuginfod_free(t->debuginfod);
 	free(t->notes);
 	free(t->dsos);
 	free(t);
@@ -152,7 +158,7 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
 	} else if (type == ANA_DSO_TYPE_ANON) {
 		path = "//anon";
 		len = 0;
-	} else if (!len && type == ANA_DSO_TYPE_FILE) {
+	} else if (!len && (type == ANA_DSO_TYPE_FILE || type == ANA_DSO_TYPE_VDSO)) {
 		const struct buildid_note *n = note_find(t, path);
 
 		if (n) {
@@ -189,7 +195,8 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
 		memcpy(d->build_id, build_id, len);
 	d->build_id_len = (uint8_t)len;
 	d->type = type;
-	if (type != ANA_DSO_TYPE_FILE)
+	/* A [vdso] is looked for only as an embedded image, by build-id. */
+	if (type != ANA_DSO_TYPE_FILE && !(type == ANA_DSO_TYPE_VDSO && len))
 		d->status = ANA_DSO_NO_FILE;
 	t->dsos[t->nr++] = d;
 	return d;
@@ -284,73 +291,157 @@ static enum try_result try_candidate(struct ana_dso *d, const char *path, char *
 	return TRY_MISMATCH;
 }
 
-/* "<dir>/.build-id/xx/rest<suffix>" for @d into @buf; false if too long. */
-static bool build_id_path(const struct ana_dso *d, const char *dir, const char *suffix,
-			  char *buf, size_t len)
-{
-	char hex[2 * ANA_BUILD_ID_MAX + 1];
-	int n;
+/* A file to try, and which step of the search it stands for. */
+struct dso_cand {
+	char path[4200];
+	enum ana_dso_origin origin;
+};
 
-	ana_dso_build_id_hex(d, hex);
-	n = snprintf(buf, len, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2, suffix);
-	return n > 0 && (size_t)n < len;
+#define DSO_CANDS_MAX 8
+
+/* Append "<fmt>" as a candidate of @origin; a path that does not fit is
+ * left out (no real file has it). */
+static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin,
+		     const char *fmt, ...) AMB_PRINTF(4, 5);
+static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	assert(*n < DSO_CANDS_MAX);
+	va_start(ap, fmt);
+	len = vsnprintf(c[*n].path, sizeof(c[*n].path), fmt, ap);
+	va_end(ap);
+	if (!fmt_ok(len, sizeof(c[*n].path)))
+		return;
+	c[*n].origin = origin;
+	(*n)++;
 }
 
-/* The search itself, done once per DSO: ana_dso_resolve() is called for
- * every frame, and this one's frame is 38 KiB of candidate paths. */
-static enum ana_dso_status dso_search(struct ana_dso_table *t, struct ana_dso *d)
+/* Steps 1-5 of ana_dso_resolve for @d, in order, into @c. */
+static size_t local_candidates(const struct ana_dso_table *t, const struct ana_dso *d,
+			       struct dso_cand *c)
 {
-	char cand[8][4200];
-	char why[4400] = "";
-	char hex[2 * ANA_BUILD_ID_MAX + 1];
+	const char *symfs = t->opts.symfs;
 	const char *home = t->opts.home ? t->opts.home : getenv("HOME");
-	const char *dbg = t->opts.debug_dir ? t->opts.debug_dir : "/usr/lib/debug";
-	bool mismatch = false;
-	size_t n = 0, i;
+	char hex[2 * ANA_BUILD_ID_MAX + 1], dbg[4200];
+	size_t n = 0;
 
+	ana_dso_build_id_hex(d, hex);
 	if (d->build_id_len && t->embedded) {
 		const char *p = t->embedded(t->embedded_ctx, d->build_id, d->build_id_len);
 
-		if (p && fmt_ok(snprintf(cand[n], sizeof(cand[n]), "%s", p), sizeof(cand[n])))
-			n++;
+		if (p)
+			cand_add(c, &n, ANA_DSO_FROM_EMBEDDED, "%s", p);
 	}
-	if (fmt_ok(snprintf(cand[n], sizeof(cand[n]), "%s", d->path), sizeof(cand[n])))
-		n++;
-	if (d->build_id_len) {
-		char dir[4200];
+	if (d->type != ANA_DSO_TYPE_FILE)
+		return n;   /* a [vdso] exists only in memory, or embedded */
+	/* perf's --symfs: the recorded path under DIR, never on this host. */
+	if (symfs)
+		cand_add(c, &n, ANA_DSO_FROM_SYMFS, "%s/%s", symfs, d->path);
+	else
+		cand_add(c, &n, ANA_DSO_FROM_PATH, "%s", d->path);
+	if (!d->build_id_len)
+		return n;   /* only the recorded path is safe without a build-id */
+	if (t->opts.debug_dir)
+		snprintf(dbg, sizeof(dbg), "%s", t->opts.debug_dir);
+	else
+		snprintf(dbg, sizeof(dbg), "%s/usr/lib/debug", symfs ? symfs : "");
+	cand_add(c, &n, ANA_DSO_FROM_DEBUG_DIR, "%s/.build-id/%.2s/%s.debug", dbg, hex, hex + 2);
+	if (home) {
+		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, "%s/.debug/.build-id/%.2s/%s", home, hex,
+			 hex + 2);
+		/* perf >= 4.x caches a directory holding "elf" and "debug". */
+		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, "%s/.debug/.build-id/%.2s/%s/elf", home,
+			 hex, hex + 2);
+	}
+	if (symfs)
+		cand_add(c, &n, ANA_DSO_FROM_SYMFS, "%s/.build-id/%.2s/%s", symfs, hex, hex + 2);
+	return n;
+}
 
-		if (build_id_path(d, dbg, ".debug", cand[n], sizeof(cand[n])))
-			n++;
-		if (home && fmt_ok(snprintf(dir, sizeof(dir), "%s/.debug", home), sizeof(dir))) {
-			if (build_id_path(d, dir, "", cand[n], sizeof(cand[n])))
-				n++;
-			/* perf >= 4.x caches a directory holding "elf" and "debug". */
-			if (build_id_path(d, dir, "/elf", cand[n], sizeof(cand[n])))
-				n++;
+/* Take @path as @d's ELF.  False only when out of memory. */
+static bool dso_found(struct ana_dso *d, const char *path, enum ana_dso_origin origin)
+{
+	d->elf_path = strdup(path);
+	if (!d->elf_path)
+		return false;
+	d->origin = origin;
+	d->status = ANA_DSO_FOUND;
+	return true;
+}
+
+/*
+ * Step 6: ask the debuginfod servers for the executable, else the debug
+ * info, of @d.  The client is made on first use; a table whose client
+ * cannot be made asks no more.
+ */
+static enum try_result try_debuginfod(struct ana_dso_table *t, struct ana_dso *d, char *why,
+				      size_t why_len, char **path)
+{
+	enum try_result res = TRY_ABSENT;
+
+	*path = NULL;
+	if (t->opts.no_debuginfod || !d->build_id_len || d->type != ANA_DSO_TYPE_FILE ||
+	    t->debuginfod_failed)
+		return TRY_ABSENT;
+	if (!t->debuginfod) {
+		t->debuginfod = ana_debuginfod_new();
+		if (!t->debuginfod) {
+			t->debuginfod_failed = true;
+			return TRY_ABSENT;
 		}
 	}
-	if (t->opts.symfs) {
-		if (fmt_ok(snprintf(cand[n], sizeof(cand[n]), "%s/%s", t->opts.symfs, d->path),
-			   sizeof(cand[n])))
-			n++;
-		if (d->build_id_len &&
-		    build_id_path(d, t->opts.symfs, "", cand[n], sizeof(cand[n])))
-			n++;
+	for (int debuginfo = 0; debuginfo < 2 && res != TRY_OK; debuginfo++) {
+		char *p = ana_debuginfod_find(t->debuginfod, d->build_id, d->build_id_len,
+					      debuginfo);
+
+		if (!p)
+			continue;
+		res = try_candidate(d, p, why, why_len);
+		if (res == TRY_OK)
+			*path = p;
+		else
+			free(p);
 	}
+	return res;
+}
+
+/* The search itself, done once per DSO: ana_dso_resolve() is called for
+ * every frame, and this one's frame is 34 KiB of candidate paths. */
+static enum ana_dso_status dso_search(struct ana_dso_table *t, struct ana_dso *d)
+{
+	struct dso_cand cand[DSO_CANDS_MAX];
+	char why[4400] = "";
+	char hex[2 * ANA_BUILD_ID_MAX + 1];
+	const char *dbg = t->opts.debug_dir ? t->opts.debug_dir : "/usr/lib/debug";
+	bool mismatch = false;
+	enum try_result r;
+	char *found;
+	size_t n, i;
+
+	n = local_candidates(t, d, cand);
 	for (i = 0; i < n; i++) {
-		enum try_result r = try_candidate(d, cand[i], why, sizeof(why));
-
-		if (r == TRY_OK) {
-			d->elf_path = strdup(cand[i]);
-			if (!d->elf_path)
-				return ANA_DSO_UNRESOLVED;   /* try again later */
-			d->status = ANA_DSO_FOUND;
-			return d->status;
-		}
-		if (!d->build_id_len)
-			break;   /* only the recorded path is safe without a build-id */
+		r = try_candidate(d, cand[i].path, why, sizeof(why));
+		if (r == TRY_OK)
+			return dso_found(d, cand[i].path, cand[i].origin) ? d->status
+									   : ANA_DSO_UNRESOLVED;
 		mismatch |= r == TRY_MISMATCH;
 	}
+	if (d->type == ANA_DSO_TYPE_VDSO) {
+		/* Not embedded: nothing else can have it, and nothing to warn. */
+		d->status = ANA_DSO_NO_FILE;
+		return d->status;
+	}
+	r = try_debuginfod(t, d, why, sizeof(why), &found);
+	if (r == TRY_OK) {
+		bool ok = dso_found(d, found, ANA_DSO_FROM_DEBUGINFOD);
+
+		free(found);
+		return ok ? d->status : ANA_DSO_UNRESOLVED;   /* unresolved: try again later */
+	}
+	mismatch |= r == TRY_MISMATCH;
 	d->status = mismatch ? ANA_DSO_MISMATCH : ANA_DSO_MISSING;
 	if (!d->warned) {
 		d->warned = true;
@@ -358,9 +449,11 @@ static enum ana_dso_status dso_search(struct ana_dso_table *t, struct ana_dso *d
 			amb_warn("%s: no file with the recorded build-id %s (%s); its frames are marked [stale build-id]",
 				 d->path, ana_dso_build_id_hex(d, hex), why);
 		else
-			amb_warn("%s: not found (build-id %s; tried the path, %s/.build-id, ~/.debug%s); no symbols",
+			amb_warn("%s: not found (build-id %s; tried %s%s, %s/.build-id, ~/.debug%s); no symbols",
 				 d->path, d->build_id_len ? ana_dso_build_id_hex(d, hex) : "not recorded",
-				 dbg, t->opts.symfs ? " and --symfs" : "");
+				 t->opts.symfs ? "under --symfs " : "the path", t->opts.symfs ? t->opts.symfs : "",
+				 t->opts.symfs && !t->opts.debug_dir ? "<symfs>/usr/lib/debug" : dbg,
+				 t->debuginfod ? " and debuginfod" : "");
 	}
 	return d->status;
 }

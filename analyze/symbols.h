@@ -23,7 +23,18 @@ enum ana_dso_status {
 	ANA_DSO_FOUND,          /* an ELF with the recorded build-id (or, without one, the path) */
 	ANA_DSO_MISSING,        /* no candidate file exists */
 	ANA_DSO_MISMATCH,       /* candidates exist, none has the recorded build-id */
-	ANA_DSO_NO_FILE,        /* nothing to look for: [vdso], //anon, [heap] ... */
+	ANA_DSO_NO_FILE,        /* nothing to look for: //anon, [heap], a [vdso] without build-id ... */
+};
+
+/* Where a FOUND DSO's ELF came from (the steps of ana_dso_resolve). */
+enum ana_dso_origin {
+	ANA_DSO_FROM_NONE = 0,
+	ANA_DSO_FROM_EMBEDDED,  /* a FILE block of the recording */
+	ANA_DSO_FROM_PATH,      /* the recorded path on this machine */
+	ANA_DSO_FROM_SYMFS,     /* under --symfs */
+	ANA_DSO_FROM_DEBUG_DIR, /* <debug_dir>/.build-id */
+	ANA_DSO_FROM_DOT_DEBUG, /* ~/.debug */
+	ANA_DSO_FROM_DEBUGINFOD,
 };
 
 enum ana_dso_type {
@@ -45,17 +56,18 @@ struct ana_dso {
 	enum ana_dso_type type;
 	enum ana_dso_status status;
 	char *elf_path;                     /* the file used, when FOUND */
+	enum ana_dso_origin origin;         /* where @elf_path was found */
 	bool verified;                      /* FOUND by build-id, not by path alone */
 	bool warned;
 	struct ana_sym_cache *syms;         /* symbols.c state, created lazily */
 };
 
-/* Where dso.c looks for ELF files (docs in dso.c). */
+/* Where dso.c looks for ELF files (see ana_dso_resolve). */
 struct ana_dso_opts {
 	const char *symfs;          /* --symfs DIR, or NULL */
 	const char *home;           /* for ~/.debug; NULL: $HOME */
-	const char *debug_dir;      /* NULL: /usr/lib/debug */
-	bool no_debuginfod;
+	const char *debug_dir;      /* NULL: /usr/lib/debug, or <symfs>/usr/lib/debug */
+	bool no_debuginfod;         /* never ask debuginfod servers */
 };
 
 struct ana_dso_table;
@@ -90,11 +102,16 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
 /*
  * Find @d's ELF file (once; later calls return the first answer) in this
  * order, using a file only when its build-id equals the recorded one:
- *  1. a copy embedded in the recording (FILE blocks, FORMAT.md §5.5),
- *  2. the recorded path,
- *  3. <debug_dir>/.build-id/xx/rest.debug,
- *  4. ~/.debug/.build-id/xx/rest (perf's build-id cache),
- *  5. <symfs>/<recorded path> and <symfs>/.build-id/xx/rest,
+ *  1. a copy embedded in the recording (FILE blocks, FORMAT.md §5.5; the
+ *     only place a [vdso] is looked for),
+ *  2. the recorded path; with --symfs DIR, DIR/<recorded path> instead,
+ *     so that an empty DIR hides this machine's files as in perf,
+ *  3. <debug_dir>/.build-id/xx/rest.debug, where debug_dir defaults to
+ *     /usr/lib/debug, or with --symfs to DIR/usr/lib/debug,
+ *  4. ~/.debug/.build-id/xx/rest[/elf] (perf's build-id cache),
+ *  5. with --symfs, DIR/.build-id/xx/rest,
+ *  6. debuginfod servers, when DEBUGINFOD_URLS is set and
+ *     @opts->no_debuginfod is not (debuginfod.c),
  * and warns once per DSO (amb_warn) when none fits.  Returns @d->status.
  */
 enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d);
@@ -108,6 +125,34 @@ char *ana_dso_build_id_hex(const struct ana_dso *d, char *buf);
  */
 typedef const char *(*ana_dso_embedded_fn)(void *ctx, const uint8_t *build_id, size_t len);
 void ana_dso_table_set_embedded(struct ana_dso_table *t, ana_dso_embedded_fn fn, void *ctx);
+
+/* ---- debuginfod (debuginfod.c) ------------------------------------------- */
+
+struct ana_debuginfod;
+
+/*
+ * A debuginfod client for the servers in $DEBUGINFOD_URLS, through
+ * libdebuginfod.so.1 loaded with dlopen (the analyzer does not need it
+ * to run).  Each query is bounded: $DEBUGINFOD_TIMEOUT when set, else
+ * ANA_DEBUGINFOD_TIMEOUT seconds without progress, and at most
+ * ANA_DEBUGINFOD_TOTAL seconds in all.  NULL (with a warning through
+ * amb_warn() when the library is missing) when DEBUGINFOD_URLS is unset
+ * or empty, or the client cannot be made.  Free with
+ * ana_debuginfod_free() (NULL accepted).
+ */
+#define ANA_DEBUGINFOD_TIMEOUT 10
+#define ANA_DEBUGINFOD_TOTAL   60
+struct ana_debuginfod *ana_debuginfod_new(void);
+void ana_debuginfod_free(struct ana_debuginfod *c);
+
+/*
+ * Ask the servers for the executable (@debuginfo false) or the separate
+ * debug info of @build_id.  Returns a malloc'ed path in the client's
+ * cache, which the caller frees and must still check (the server's
+ * answer is not trusted), or NULL when no server has it or on error.
+ */
+char *ana_debuginfod_find(struct ana_debuginfod *c, const uint8_t *build_id, size_t len,
+			  bool debuginfo);
 
 /* ---- symbols (symbols.c) -------------------------------------------------- */
 

@@ -167,6 +167,25 @@ int amb_writer_append(struct amb_writer *w, const struct amb_block_desc *d,
 int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
 			    void *data, size_t len);
 
+/*
+ * Append a block whose payload is already encoded, as another file stores
+ * it (amb_reader_load_stored()): @info gives its type, stream, record
+ * count, times, codec, raw_size, stored_size and payload_checksum; its
+ * seq and offset are ignored (blocks are numbered anew).  The payload is
+ * written as it is, so the codec and the payload checksum are preserved.
+ * @stored (@stored_len bytes) is copied when threads = 1.
+ * Errors: -EINVAL when @info describes an INDEX or TRAILER block, has
+ * last_time < first_time, or its stored_size is not @stored_len, or codec
+ * none has stored_size != raw_size; -AMB_E_CODEC for an unknown codec;
+ * -E2BIG over AMB_BLOCK_RAW_MAX / AMB_BLOCK_STORED_MAX;
+ * -AMB_E_PAYLOAD_CHECKSUM when @stored does not hash to
+ * info->payload_checksum (nothing is written); -ENOMEM; the writer's
+ * first error, as amb_writer_append().
+ */
+struct amb_block_info;   /* below, with the reader */
+int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_info *info,
+			     const void *stored, size_t stored_len);
+
 /* Wait until every queued block is written (and synced, with
  * AMB_SYNC_BLOCK).  Returns 0 or the writer's first error. */
 int amb_writer_flush(struct amb_writer *w);
@@ -206,6 +225,9 @@ struct amb_block_info {
 	uint16_t type;
 	uint8_t codec;
 	uint8_t flags;
+	/* XXH3-64 of the stored payload (FORMAT.md §3).  The index does not
+	 * record it: only amb_reader_load_stored() fills it in; 0 elsewhere. */
+	uint64_t payload_checksum;
 };
 
 /* A problem the reader found and stepped over (FORMAT.md §7). */
@@ -287,6 +309,18 @@ void amb_payload_free(struct amb_payload *p);
 int amb_reader_load(struct amb_reader *r, size_t i, struct amb_payload *p,
 		    const void **data, size_t *len);
 const char *amb_payload_errmsg(const struct amb_payload *p);
+
+/*
+ * Read block @i and check its payload checksum like amb_reader_load(), but
+ * do not decode it: point *stored and *stored_len at the payload as stored
+ * (valid until the next load into @p) and copy the block's description,
+ * with its payload_checksum, into *info.  The codec is checked without
+ * decoding: codec none must have stored_size == raw_size, and a zstd frame
+ * that names its content size must name raw_size.  For copying blocks
+ * verbatim with amb_writer_append_stored().  Errors as amb_reader_load().
+ */
+int amb_reader_load_stored(struct amb_reader *r, size_t i, struct amb_payload *p,
+			   const void **stored, size_t *stored_len, struct amb_block_info *info);
 
 /* ---- verify and salvage ---------------------------------------------------- */
 

@@ -101,15 +101,4 @@ const uint8_t *amb_payload_stored(const struct amb_payload *p, size_t *len);
 /* Offset just past the last readable block (file header end if none). */
 uint64_t amb_reader_data_end(const struct amb_reader *r);
 
-/* ---- writer.c ------------------------------------------------------------ */
-
-/*
- * Write one block whose payload is already stored with @codec (salvage
- * copies payloads verbatim): @raw_size is its decoded size.  Only for a
- * writer opened with threads = 0.  Errors as amb_writer_append().
- */
-int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_desc *d,
-			     uint8_t codec, uint64_t raw_size, const void *stored,
-			     size_t stored_len);
-
 #endif /* AMB_FORMAT_INTERNAL_H */

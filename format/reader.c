@@ -210,12 +210,13 @@ out:
 }
 
 /*
- * Read, check and decode block @bi (numbered @i) into @p.  The header is
- * read with the payload in one pread and compared with @bi, so a block
+ * Read and check block @bi (numbered @i) into @p, leaving its stored
+ * payload in p->stored and its payload checksum in *checksum.  The header
+ * is read with the payload in one pread and compared with @bi, so a block
  * listed by a damaged index cannot be mistaken for another.
  */
-static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, size_t i,
-			struct amb_payload *p, const void **data, size_t *len)
+static int payload_read(struct amb_reader *r, const struct amb_block_info *bi, size_t i,
+			struct amb_payload *p, uint64_t *checksum)
 {
 	unsigned long long off = bi->offset;
 	struct amb_block_hdr h;
@@ -284,27 +285,73 @@ again:
 		snprintf(p->errmsg, sizeof(p->errmsg),
 			 "block %zu at offset %llu: payload checksum mismatch (stored 0x%016llx, computed 0x%016llx)",
 			 i, off, (unsigned long long)h.payload_checksum, (unsigned long long)computed);
-		err = -AMB_E_PAYLOAD_CHECKSUM;
-		goto fail;
+		p->stored = NULL;
+		p->stored_len = 0;
+		return -AMB_E_PAYLOAD_CHECKSUM;
 	}
+	/* The NUL after a codec none payload (amb_reader_load). */
+	p->in[need] = '\0';
+	*checksum = h.payload_checksum;
+	return 0;
+}
+
+/*
+ * Check that block @bi's stored payload, read into @p, can be what its
+ * codec says before decoding it: the sizes of codec none agree, a zstd
+ * frame that names its content size names raw_size, the codec is known.
+ */
+static int payload_precheck(const struct amb_block_info *bi, size_t i, struct amb_payload *p)
+{
+	unsigned long long off = bi->offset;
+	unsigned long long fcs;
 
 	switch (bi->codec) {
 	case AMB_CODEC_NONE:
-		if (bi->stored_size != bi->raw_size) {
-			snprintf(p->errmsg, sizeof(p->errmsg),
-				 "block %zu at offset %llu: codec none with stored_size %llu != raw_size %llu",
-				 i, off, (unsigned long long)bi->stored_size,
-				 (unsigned long long)bi->raw_size);
-			err = -AMB_E_CORRUPT;
-			goto fail;
-		}
-		p->in[need] = '\0';
+		if (bi->stored_size == bi->raw_size)
+			return 0;
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: codec none with stored_size %llu != raw_size %llu",
+			 i, off, (unsigned long long)bi->stored_size, (unsigned long long)bi->raw_size);
+		return -AMB_E_CORRUPT;
+	case AMB_CODEC_ZSTD:
+		/* Checked before raw_size bytes are allocated for a hostile header. */
+		fcs = ZSTD_getFrameContentSize(p->stored, p->stored_len);
+		if (fcs != ZSTD_CONTENTSIZE_ERROR &&
+		    (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == bi->raw_size))
+			return 0;
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: zstd payload does not decode to raw_size %llu: frame announces %lld",
+			 i, off, (unsigned long long)bi->raw_size,
+			 fcs == ZSTD_CONTENTSIZE_ERROR ? -1ll : (long long)fcs);
+		return -AMB_E_DECOMPRESS;
+	default:
+		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: unknown codec %u",
+			 i, off, bi->codec);
+		return -AMB_E_CODEC;
+	}
+}
+
+/* Read, check and decode block @bi (numbered @i) into @p. */
+static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, size_t i,
+			struct amb_payload *p, const void **data, size_t *len)
+{
+	unsigned long long off = bi->offset;
+	uint64_t checksum;
+	int err;
+
+	err = payload_read(r, bi, i, p, &checksum);
+	if (err)
+		return err;
+	err = payload_precheck(bi, i, p);
+	if (err)
+		goto fail;
+	switch (bi->codec) {
+	case AMB_CODEC_NONE:
 		*data = p->stored;
 		*len = p->stored_len;
 		return 0;
 	case AMB_CODEC_ZSTD: {
 		size_t raw = (size_t)bi->raw_size, got;
-		unsigned long long fcs;
 
 		if (!p->dctx) {
 			p->dctx = ZSTD_createDCtx();
@@ -312,17 +359,6 @@ again:
 				err = -ENOMEM;
 				goto fail;
 			}
-		}
-		/* A frame that names its content size must name raw_size: checked
-		 * before raw_size bytes are allocated for a hostile header. */
-		fcs = ZSTD_getFrameContentSize(p->stored, p->stored_len);
-		if (fcs == ZSTD_CONTENTSIZE_ERROR ||
-		    (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != bi->raw_size)) {
-			snprintf(p->errmsg, sizeof(p->errmsg),
-				 "block %zu at offset %llu: zstd payload does not decode to raw_size %zu: frame announces %lld",
-				 i, off, raw, fcs == ZSTD_CONTENTSIZE_ERROR ? -1ll : (long long)fcs);
-			err = -AMB_E_DECOMPRESS;
-			goto fail;
 		}
 		if (raw + 1 > p->out_cap) {
 			uint8_t *q = realloc(p->out, raw + 1);
@@ -351,8 +387,7 @@ again:
 		return 0;
 	}
 	default:
-		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: unknown codec %u",
-			 i, off, bi->codec);
+		/* payload_precheck() refused every other codec. */
 		err = -AMB_E_CODEC;
 		goto fail;
 	}
@@ -701,6 +736,33 @@ int amb_reader_load(struct amb_reader *r, size_t i, struct amb_payload *p,
 		return -EINVAL;
 	}
 	return payload_load(r, &r->blocks[i], i, p, data, len);
+}
+
+int amb_reader_load_stored(struct amb_reader *r, size_t i, struct amb_payload *p,
+			   const void **stored, size_t *stored_len, struct amb_block_info *info)
+{
+	uint64_t checksum;
+	int err;
+
+	if (!p)
+		return -EINVAL;
+	if (!r || i >= r->nblocks) {
+		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu: no such block", i);
+		return -EINVAL;
+	}
+	err = payload_read(r, &r->blocks[i], i, p, &checksum);
+	if (!err)
+		err = payload_precheck(&r->blocks[i], i, p);
+	if (err) {
+		p->stored = NULL;
+		p->stored_len = 0;
+		return err;
+	}
+	*info = r->blocks[i];
+	info->payload_checksum = checksum;
+	*stored = p->stored;
+	*stored_len = p->stored_len;
+	return 0;
 }
 
 const char *amb_payload_errmsg(const struct amb_payload *p)

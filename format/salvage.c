@@ -43,31 +43,26 @@ long amb_salvage(const char *in, const char *out)
 
 	for (size_t i = 0; i < amb_reader_block_count(r); i++) {
 		const struct amb_block_info *bi = amb_reader_block(r, i);
-		struct amb_block_desc d = {
-			.type = bi->type,
-			.stream = bi->stream,
-			.record_count = bi->record_count,
-			.first_time = bi->first_time,
-			.last_time = bi->last_time,
-		};
-		const uint8_t *stored;
-		const void *data;
+		struct amb_block_info info;
+		const void *stored, *data;
 		size_t len, stored_len;
 
 		if (bi->type == AMB_BLOCK_INDEX || bi->type == AMB_BLOCK_TRAILER)
 			continue;
 		/* Intact: checksum good and decodes to raw_size (reported by the
-		 * reader's warning callback otherwise). */
+		 * reader's warning callback otherwise).  Decoding is the proof;
+		 * what is copied is the stored payload, verbatim. */
 		err = amb_reader_load(r, i, p, &data, &len);
+		if (!err)
+			err = amb_reader_load_stored(r, i, p, &stored, &stored_len, &info);
 		if (err == -ENOMEM)
 			goto out;
 		if (err) {
 			amb_warn("salvage: skipping %s", amb_payload_errmsg(p));
 			continue;
 		}
-		stored = amb_payload_stored(p, &stored_len);
-		/* Verbatim copy: no recompression, new seq and checksums. */
-		err = amb_writer_append_stored(w, &d, bi->codec, bi->raw_size, stored, stored_len);
+		/* Same codec and payload checksum; new seq. */
+		err = amb_writer_append_stored(w, &info, stored, stored_len);
 		if (err)
 			goto out;
 		saved++;

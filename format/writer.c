@@ -31,6 +31,11 @@ struct amb_job {
 	struct amb_block_desc desc;
 	void *data;
 	size_t len;
+	/* amb_writer_append_stored(): @data is encoded already. */
+	bool stored;
+	uint8_t codec;
+	uint64_t raw_size;
+	uint64_t checksum;
 };
 
 struct amb_writer {
@@ -150,9 +155,10 @@ static int writer_fail(struct amb_writer *w, int err)
 	return err;
 }
 
-/* Write one block whose payload is already encoded with @codec. */
+/* Write one block whose payload is already encoded with @codec and hashes
+ * to @checksum. */
 static int writer_emit(struct amb_writer *w, const struct amb_block_desc *d, uint8_t codec,
-		       uint64_t raw_size, const void *stored, size_t stored_len)
+		       uint64_t raw_size, const void *stored, size_t stored_len, uint64_t checksum)
 {
 	struct amb_block_hdr h = {
 		.header_len = AMB_BLOCK_HDR_SIZE,
@@ -175,7 +181,7 @@ static int writer_emit(struct amb_writer *w, const struct amb_block_desc *d, uin
 	if (amb_buf_reserve(&w->index, AMB_INDEX_ENTRY_SIZE))
 		return -ENOMEM;
 	h.seq = w->next_seq;
-	h.payload_checksum = amb_checksum(stored, stored_len);
+	h.payload_checksum = checksum;
 	amb_block_hdr_encode(&h, hbuf);
 
 	/* §9: header and payload in one write at the end of the file. */
@@ -211,7 +217,7 @@ static int writer_produce(struct amb_writer *w, const struct amb_block_desc *d,
 	size_t bound, n;
 
 	if (w->opts.zstd_level <= 0 || len < AMB_SMALL_BLOCK)
-		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len);
+		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len, amb_checksum(data, len));
 
 	bound = ZSTD_compressBound(len);
 	if (bound > w->cbuf_cap) {
@@ -225,8 +231,8 @@ static int writer_produce(struct amb_writer *w, const struct amb_block_desc *d,
 	n = ZSTD_compressCCtx(w->cctx, w->cbuf, w->cbuf_cap, data, len, w->opts.zstd_level);
 	/* A failed or useless compression is not an error: store the bytes. */
 	if (ZSTD_isError(n) || n >= len)
-		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len);
-	return writer_emit(w, d, AMB_CODEC_ZSTD, len, w->cbuf, n);
+		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len, amb_checksum(data, len));
+	return writer_emit(w, d, AMB_CODEC_ZSTD, len, w->cbuf, n, amb_checksum(w->cbuf, n));
 }
 
 static void *writer_thread(void *arg)
@@ -252,7 +258,10 @@ static void *writer_thread(void *arg)
 
 		/* After an error queued blocks are dropped: the file must end
 		 * at the last complete block. */
-		if (!err)
+		if (!err && job->stored)
+			writer_emit(w, &job->desc, job->codec, job->raw_size, job->data, job->len,
+				    job->checksum);
+		else if (!err)
 			writer_produce(w, &job->desc, job->data, job->len);
 		free(job->data);
 
@@ -277,32 +286,13 @@ static int check_desc(const struct amb_block_desc *d, size_t len)
 	return 0;
 }
 
-int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
-			    void *data, size_t len)
+/* Hand @job (with its data) to the background thread; frees both when
+ * the writer has failed. */
+static int writer_enqueue(struct amb_writer *w, struct amb_job *job)
 {
-	struct amb_job *job = NULL;
+	size_t len = job->len;
 	int err;
 
-	err = check_desc(d, len);
-	if (err)
-		goto out;
-	if (!w->opts.threads) {
-		pthread_mutex_lock(&w->io_lock);
-		err = writer_error(w);
-		if (!err)
-			err = writer_produce(w, d, data, len);
-		pthread_mutex_unlock(&w->io_lock);
-		goto out;
-	}
-
-	job = calloc(1, sizeof(*job));
-	if (!job) {
-		err = -ENOMEM;
-		goto out;
-	}
-	job->desc = *d;
-	job->data = data;
-	job->len = len;
 	pthread_mutex_lock(&w->lock);
 	/* A block larger than max_queued still goes through an empty queue. */
 	while (!w->st.error && w->st.queued_bytes &&
@@ -318,11 +308,42 @@ int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d
 		w->st.queued_bytes += len;
 		pthread_cond_broadcast(&w->cond);
 		job = NULL;
-		data = NULL;
 	}
 	pthread_mutex_unlock(&w->lock);
+	if (job) {
+		free(job->data);
+		free(job);
+	}
+	return err;
+}
+
+int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
+			    void *data, size_t len)
+{
+	struct amb_job *job;
+	int err;
+
+	err = check_desc(d, len);
+	if (err)
+		goto out;
+	if (!w->opts.threads) {
+		pthread_mutex_lock(&w->io_lock);
+		err = writer_error(w);
+		if (!err)
+			err = writer_produce(w, d, data, len);
+		pthread_mutex_unlock(&w->io_lock);
+		goto out;
+	}
+	job = calloc(1, sizeof(*job));
+	if (!job) {
+		err = -ENOMEM;
+		goto out;
+	}
+	job->desc = *d;
+	job->data = data;
+	job->len = len;
+	return writer_enqueue(w, job);
 out:
-	free(job);
 	free(data);
 	return err;
 }
@@ -352,25 +373,58 @@ int amb_writer_append(struct amb_writer *w, const struct amb_block_desc *d,
 	return amb_writer_append_owned(w, d, copy, len);
 }
 
-int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_desc *d,
-			     uint8_t codec, uint64_t raw_size, const void *stored,
-			     size_t stored_len)
+int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_info *info,
+			     const void *stored, size_t stored_len)
 {
+	struct amb_block_desc d = {
+		.type = info->type, .stream = info->stream, .record_count = info->record_count,
+		.first_time = info->first_time, .last_time = info->last_time,
+	};
+	struct amb_job *job;
+	uint64_t checksum;
 	int err;
 
-	if (w->opts.threads)
-		return -EINVAL;
-	err = check_desc(d, raw_size);
+	err = check_desc(&d, info->raw_size > SIZE_MAX ? SIZE_MAX : (size_t)info->raw_size);
 	if (err)
 		return err;
 	if (stored_len > AMB_BLOCK_STORED_MAX)
 		return -E2BIG;
-	pthread_mutex_lock(&w->io_lock);
-	err = writer_error(w);
-	if (!err)
-		err = writer_emit(w, d, codec, raw_size, stored, stored_len);
-	pthread_mutex_unlock(&w->io_lock);
-	return err;
+	if (info->stored_size != stored_len ||
+	    (info->codec == AMB_CODEC_NONE && info->raw_size != stored_len))
+		return -EINVAL;
+	if (info->codec != AMB_CODEC_NONE && info->codec != AMB_CODEC_ZSTD)
+		return -AMB_E_CODEC;
+	/* The bytes must be the ones described: a block is never written
+	 * with a checksum that does not hold. */
+	checksum = amb_checksum(stored, stored_len);
+	if (checksum != info->payload_checksum)
+		return -AMB_E_PAYLOAD_CHECKSUM;
+	if (!w->opts.threads) {
+		pthread_mutex_lock(&w->io_lock);
+		err = writer_error(w);
+		if (!err)
+			err = writer_emit(w, &d, info->codec, info->raw_size, stored, stored_len,
+					  checksum);
+		pthread_mutex_unlock(&w->io_lock);
+		return err;
+	}
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return -ENOMEM;
+	job->data = malloc(stored_len ? stored_len : 1);
+	if (!job->data) {
+		free(job);
+		return -ENOMEM;
+	}
+	if (stored_len)
+		memcpy(job->data, stored, stored_len);
+	job->desc = d;
+	job->len = stored_len;
+	job->stored = true;
+	job->codec = info->codec;
+	job->raw_size = info->raw_size;
+	job->checksum = checksum;
+	return writer_enqueue(w, job);
 }
 
 int amb_writer_flush(struct amb_writer *w)
@@ -426,7 +480,8 @@ static int writer_finish(struct amb_writer *w)
 	amb_put_le64(trailer + 16, index_offset);
 	d.type = AMB_BLOCK_TRAILER;
 	d.record_count = 0;
-	err = writer_emit(w, &d, AMB_CODEC_NONE, sizeof(trailer), trailer, sizeof(trailer));
+	err = writer_emit(w, &d, AMB_CODEC_NONE, sizeof(trailer), trailer, sizeof(trailer),
+			  amb_checksum(trailer, sizeof(trailer)));
 out:
 	amb_buf_free(&payload);
 	return err;

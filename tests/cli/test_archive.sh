@@ -4,16 +4,24 @@
 #
 #  - archive (full and --mini): on "another machine" (a fresh directory,
 #    the program binary gone, HOME empty so ~/.debug is not used, --symfs an
-#    empty root) report, script and flame print exactly what they print
-#    on the host;
+#    empty root, which hides every recorded path and /usr/lib/debug of
+#    this host as perf's --symfs does) report, script and flame print
+#    exactly what they print on the host; without the archive the same
+#    run loses the symbols of the program and of libc;
 #  - buildids says where each DSO's ELF comes from;
+#  - vDSO frames get the vDSO's symbols (__vdso_clock_gettime) from the
+#    image --embed stores;
 #  - a binary rebuilt after recording (another build-id): without
 #    embedding its frames are marked stale, with --embed the symbols are
 #    right;
-#  - archive keeps every block of the input (same raw payloads).
+#  - archive keeps every block of the input byte for byte (stored
+#    payloads copied, not recompressed), then appends FILE blocks.
 . "$(dirname "$0")/lib.sh"
 
 SRC=$ROOT/testdata/programs/workload.c
+# "Another machine" has no debuginfod server either (Debian's profile may
+# point DEBUGINFOD_URLS at a public one, which has libc).
+unset DEBUGINFOD_URLS
 W=$PROG/workload
 
 # analyze_all DIR FILE [OPTIONS...]: report, script and flame outputs of FILE
@@ -24,6 +32,7 @@ analyze_all() {
 	shift 2
 	mkdir -p "$_d/home"
 	(cd "$_d" && HOME=$_d/home "$ANA" report --sort sym "$@" "$_f" >report.txt 2>report.err)
+	(cd "$_d" && HOME=$_d/home "$ANA" report --sort dso,sym "$@" "$_f" >dso.txt 2>/dev/null)
 	(cd "$_d" && HOME=$_d/home "$ANA" script "$@" "$_f" >script.txt 2>script.err)
 	if "$ANA" flame --help >/dev/null 2>&1; then
 		(cd "$_d" && HOME=$_d/home "$ANA" flame --folded "$@" "$_f" >flame.txt 2>flame.err)
@@ -43,7 +52,17 @@ same() {
 		fail "$1" "no hot_a in the report: the workload's symbols are missing"
 		return 1
 	fi
+	if ! cmp -s "$2/dso.txt" "$3/dso.txt"; then
+		fail "$1" "report --sort dso,sym differs: $(diff "$2/dso.txt" "$3/dso.txt" | head -n 6 | tr '\n' '|')"
+		return 1
+	fi
 	ok "$1"
+}
+
+# libc_named DIR: some libc.so.6 row of DIR/dso.txt has a symbol name,
+# not a bare address.
+libc_named() {
+	awk '$1 ~ /%$/ && $4 == "libc.so.6" && $6 !~ /^0x/ { f = 1 } END { exit !f }' "$1/dso.txt"
 }
 
 setup() {
@@ -61,6 +80,10 @@ setup() {
 	analyze_all "$T/host" "$T/w.amber"
 	grep -q hot_a "$T/host/report.txt" || {
 		fail archive_host "the host report has no hot_a: $(head -n 3 "$T/host/report.err")"
+		return 1
+	}
+	libc_named "$T/host" || {
+		fail archive_host "the host report names no libc symbol: the control proves nothing: $(grep libc "$T/host/dso.txt" | head -n 2)"
 		return 1
 	}
 	return 0
@@ -86,10 +109,13 @@ t_archive() {
 	"$ANA" verify "$T/a.amber" >"$T/verify.txt" 2>&1 || fail archive_verifies "$(tail -n 2 "$T/verify.txt")"
 	elsewhere "$T/other" "$T/a.amber"
 	same archive_elsewhere_identical "$T/host" "$T/other"
-	# Control: the plain recording, analyzed there, loses the workload.
 	elsewhere "$T/plain" "$T/w.amber"
+	# Control: the plain recording, analyzed there, loses the workload and
+	# libc: --symfs hides this host's files.
 	if grep -q 'hot_a' "$T/plain/report.txt"; then
 		fail archive_control "the plain recording found the binary: the test proves nothing"
+	elif libc_named "$T/plain"; then
+		fail archive_control "--symfs to an empty root still found libc: $(grep libc "$T/plain/dso.txt" | head -n 2)"
 	else
 		ok archive_control
 	fi
@@ -119,6 +145,19 @@ t_copy() {
 		ok archive_same_records
 	else
 		fail archive_same_records "dump of the archive differs from the input's"
+	fi
+	# Verbatim: the input's blocks end where its INDEX starts (the
+	# trailer's first field, FORMAT.md §6); up to there the archive holds
+	# the same bytes: file header, block headers (same numbers, codecs,
+	# checksums) and stored payloads.
+	_size=$(wc -c <"$T/w.amber")
+	_idx=$(od -An -tu8 -j $((_size - 24)) -N8 "$T/w.amber" | tr -d ' ')
+	if [ -z "$_idx" ] || [ "$_idx" -le 64 ] || [ "$_idx" -ge "$_size" ]; then
+		fail archive_verbatim "cannot read the index offset of the input ($_idx)"
+	elif cmp -s -n "$_idx" "$T/w.amber" "$T/a.amber"; then
+		ok archive_verbatim
+	else
+		fail archive_verbatim "the first $_idx bytes differ: $(cmp -n "$_idx" "$T/w.amber" "$T/a.amber" 2>&1)"
 	fi
 }
 
@@ -175,11 +214,47 @@ t_stale() {
 	fi
 }
 
+# vDSO frames symbolize from the embedded vDSO image: a program that reads
+# the clock in a loop (clock_gettime does not enter the kernel) spends
+# its time in the vDSO.
+t_vdso() {
+	need_cmd archive_vdso cc || return
+	mkdir -p "$T/vd"
+	cat >"$T/vd/vd.c" <<'EOF'
+#include <time.h>
+int main(void)
+{
+	struct timespec ts, start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	while (ts.tv_sec - start.tv_sec < 1);
+	return 0;
+}
+EOF
+	cc -O2 -fno-omit-frame-pointer -o "$T/vd/vd" "$T/vd/vd.c" ||
+		{ fail archive_vdso "cannot build the clock loop"; return; }
+	(cd "$T/vd" && run_timeout 60 "$REC" --embed -e cpu-clock -F 1000 -g -o "$T/vd/e.amber" \
+		-- ./vd) >"$T/vd/rec.log" 2>&1 ||
+		{ fail archive_vdso "recording failed: $(tail -n 1 "$T/vd/rec.log")"; return; }
+	"$ANA" report --sort dso,sym "$T/vd/e.amber" >"$T/vd/report.txt" 2>"$T/vd/report.err"
+	if ! awk '$1 ~ /%$/ && $4 == "[vdso]" { f = 1 } END { exit !f }' "$T/vd/report.txt"; then
+		skip archive_vdso "no sample in the vDSO (no vDSO clock here?): $(grep % "$T/vd/report.txt" | head -n 2)"
+	elif awk '$1 ~ /%$/ && $4 == "[vdso]" && $6 ~ /^__vdso_/ { f = 1 } END { exit !f }' \
+		"$T/vd/report.txt"; then
+		ok archive_vdso
+	else
+		fail archive_vdso "no named vDSO symbol: $(grep vdso "$T/vd/report.txt" | head -n 3 | tr '\n' '|') $(head -n 2 "$T/vd/report.err")"
+	fi
+}
+
 if setup; then
 	t_archive
 	t_mini
 	t_copy
 	t_buildids
 	t_stale
+	t_vdso
 fi
 finish

@@ -142,7 +142,7 @@ static void test_block_header(void **state)
 
 static void test_index_entry(void **state)
 {
-	struct amb_block_info in = { 7, 1234, 99, 88, 3, 4, 5, 6, 11, 2, 1 }, out;
+	struct amb_block_info in = { 7, 1234, 99, 88, 3, 4, 5, 6, 11, 2, 1, 0 }, out;
 	uint8_t b[AMB_INDEX_ENTRY_SIZE];
 
 	(void)state;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for format/writer.c: round trips through the reader, both
- * threading modes, concurrent appenders, argument checks, disk full. */
+ * threading modes, concurrent appenders, argument checks, disk full, and
+ * verbatim copies of stored blocks (amb_reader_load_stored and
+ * amb_writer_append_stored). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -416,6 +418,212 @@ static void test_disk_full(void **state)
 	tmpdir_free(dir);
 }
 
+/* Write a source file of mixed blocks: compressible, random, tiny. */
+static void write_source(const char *path)
+{
+	static const struct spec specs[] = {
+		{ AMB_BLOCK_RING, 0, 5000, true },      /* zstd */
+		{ AMB_BLOCK_SYNTH, AMB_STREAM_NONE, 3000, false },  /* incompressible: none */
+		{ AMB_BLOCK_META, AMB_STREAM_NONE, 10, true },      /* small: none */
+		{ AMB_BLOCK_FILE, AMB_STREAM_NONE, 0, false },
+	};
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	uint8_t buf[5000];
+
+	amb_writer_opts_init(&o);
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	for (size_t i = 0; i < 8; i++) {
+		const struct spec *s = &specs[i % AMB_ARRAY_SIZE(specs)];
+		struct amb_block_desc d = { s->type, s->stream + (uint32_t)(s->stream != AMB_STREAM_NONE) * (uint32_t)i,
+					    i + 1, 100 * i, 100 * i + 7 };
+
+		fill_payload(buf, s->len, (uint32_t)i, s->text);
+		assert_int_equal(amb_writer_append(w, &d, buf, s->len), 0);
+	}
+	assert_int_equal(amb_writer_close(w), 0);
+}
+
+/* Copy every data block of @src into @dst with append_stored: the copy
+ * has the same codecs, stored bytes and payload checksums, and decodes to
+ * the same payloads. */
+static void stored_copy(const char *src, const char *dst, int threads, unsigned read_flags)
+{
+	struct amb_payload *p = amb_payload_new(), *q = amb_payload_new();
+	struct amb_reader *r, *c;
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	struct problems ps = { 0 };
+	size_t n = 0;
+
+	assert_non_null(p);
+	assert_non_null(q);
+	assert_int_equal(amb_reader_open(src, read_flags, &r), 0);
+	amb_writer_opts_init(&o);
+	o.threads = threads;
+	o.zstd_level = 19;   /* unused: nothing is recompressed */
+	assert_int_equal(amb_writer_open(dst, &o, &w), 0);
+	for (size_t i = 0; i < amb_reader_block_count(r); i++) {
+		struct amb_block_info info;
+		const void *stored;
+		size_t len;
+
+		if (amb_reader_block(r, i)->type == AMB_BLOCK_INDEX ||
+		    amb_reader_block(r, i)->type == AMB_BLOCK_TRAILER)
+			continue;
+		assert_int_equal(amb_reader_load_stored(r, i, p, &stored, &len, &info), 0);
+		assert_int_equal(len, info.stored_size);
+		assert_int_equal(info.seq, amb_reader_block(r, i)->seq);
+		assert_true(info.payload_checksum != 0);
+		assert_int_equal(amb_writer_append_stored(w, &info, stored, len), 0);
+		n++;
+	}
+	assert_int_equal(n, 8);
+	assert_int_equal(amb_writer_close(w), 0);
+
+	assert_int_equal(amb_verify(dst, collect_problem, &ps, NULL), 0);
+	assert_int_equal(amb_reader_open(dst, 0, &c), 0);
+	assert_int_equal(amb_reader_block_count(c), n + 2);
+	for (size_t i = 0; i < n; i++) {
+		const struct amb_block_info *a = amb_reader_block(r, i), *b = amb_reader_block(c, i);
+		struct amb_block_info ia, ib;
+		const void *sa, *sb, *da, *db;
+		size_t la, lb;
+
+		assert_int_equal(b->seq, i);
+		assert_int_equal(b->type, a->type);
+		assert_int_equal(b->stream, a->stream);
+		assert_int_equal(b->codec, a->codec);
+		assert_int_equal(b->raw_size, a->raw_size);
+		assert_int_equal(b->stored_size, a->stored_size);
+		assert_int_equal(b->record_count, a->record_count);
+		assert_int_equal(b->first_time, a->first_time);
+		assert_int_equal(b->last_time, a->last_time);
+		assert_int_equal(amb_reader_load_stored(r, i, p, &sa, &la, &ia), 0);
+		assert_int_equal(amb_reader_load_stored(c, i, q, &sb, &lb, &ib), 0);
+		assert_int_equal(la, lb);
+		assert_memory_equal(sa, sb, la);
+		assert_int_equal(ia.payload_checksum, ib.payload_checksum);
+		assert_int_equal(amb_reader_load(r, i, p, &da, &la), 0);
+		assert_int_equal(amb_reader_load(c, i, q, &db, &lb), 0);
+		assert_int_equal(la, lb);
+		assert_memory_equal(da, db, la);
+	}
+	amb_reader_close(c);
+	amb_reader_close(r);
+	amb_payload_free(p);
+	amb_payload_free(q);
+}
+
+static void test_append_stored_copy(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *src = tpath(dir, "src.amber");
+	struct amb_reader *r;
+	bool zstd = false;
+
+	(void)state;
+	assert_non_null(dir);
+	write_source(src);
+	/* The source must exercise both codecs. */
+	assert_int_equal(amb_reader_open(src, 0, &r), 0);
+	for (size_t i = 0; i < amb_reader_block_count(r); i++)
+		zstd |= amb_reader_block(r, i)->codec == AMB_CODEC_ZSTD;
+	amb_reader_close(r);
+	assert_true(zstd);
+	stored_copy(src, tpath(dir, "c0.amber"), 0, 0);
+	stored_copy(src, tpath(dir, "c1.amber"), 1, 0);
+	stored_copy(src, tpath(dir, "c2.amber"), 0, AMB_READ_SCAN);
+	tmpdir_free(dir);
+}
+
+/* Every broken description is refused, and nothing is written for it. */
+static void test_append_stored_rules(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *src = tpath(dir, "src.amber"), *dst = tpath(dir, "dst.amber");
+	struct amb_payload *p = amb_payload_new();
+	struct amb_block_info info, bad;
+	struct amb_writer_stats st;
+	struct amb_reader *r;
+	struct amb_writer *w;
+	const void *stored;
+	size_t len, zi = SIZE_MAX;
+	uint8_t *copy;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_non_null(p);
+	write_source(src);
+	assert_int_equal(amb_reader_open(src, 0, &r), 0);
+	for (size_t i = 0; i < amb_reader_block_count(r) && zi == SIZE_MAX; i++)
+		if (amb_reader_block(r, i)->codec == AMB_CODEC_ZSTD)
+			zi = i;
+	assert_true(zi != SIZE_MAX);
+	assert_int_equal(amb_reader_load_stored(r, zi, p, &stored, &len, &info), 0);
+	copy = malloc(len);
+	assert_non_null(copy);
+	memcpy(copy, stored, len);
+	assert_int_equal(amb_writer_open(dst, NULL, &w), 0);
+
+	copy[len / 2] ^= 1;
+	assert_int_equal(amb_writer_append_stored(w, &info, copy, len), -AMB_E_PAYLOAD_CHECKSUM);
+	copy[len / 2] ^= 1;
+	bad = info;
+	bad.payload_checksum ^= 1;
+	assert_int_equal(amb_writer_append_stored(w, &bad, copy, len), -AMB_E_PAYLOAD_CHECKSUM);
+	assert_int_equal(amb_writer_append_stored(w, &info, copy, len - 1), -EINVAL);
+	bad = info;
+	bad.codec = AMB_CODEC_NONE;   /* none must have stored == raw */
+	assert_int_equal(amb_writer_append_stored(w, &bad, copy, len), -EINVAL);
+	bad = info;
+	bad.codec = 7;
+	assert_int_equal(amb_writer_append_stored(w, &bad, copy, len), -AMB_E_CODEC);
+	bad = info;
+	bad.type = AMB_BLOCK_INDEX;
+	assert_int_equal(amb_writer_append_stored(w, &bad, copy, len), -EINVAL);
+	bad = info;
+	bad.first_time = 10;
+	bad.last_time = 9;
+	assert_int_equal(amb_writer_append_stored(w, &bad, copy, len), -EINVAL);
+	bad = info;
+	bad.raw_size = (uint64_t)AMB_BLOCK_RAW_MAX + 1;
+	assert_int_equal(amb_writer_append_stored(w, &bad, copy, len), -E2BIG);
+	amb_writer_get_stats(w, &st);
+	assert_int_equal(st.blocks, 0);
+	assert_int_equal(st.error, 0);
+	/* The good one still goes through. */
+	assert_int_equal(amb_writer_append_stored(w, &info, copy, len), 0);
+	amb_writer_get_stats(w, &st);
+	assert_int_equal(st.blocks, 1);
+	assert_int_equal(st.stored_bytes, len);
+	assert_int_equal(st.raw_bytes, info.raw_size);
+	assert_int_equal(amb_writer_close(w), 0);
+	free(copy);
+
+	/* The reader side: no such block, and a damaged payload. */
+	assert_int_equal(amb_reader_load_stored(r, amb_reader_block_count(r), p, &stored, &len,
+						&info), -EINVAL);
+	assert_int_equal(amb_reader_load_stored(NULL, 0, NULL, &stored, &len, &info), -EINVAL);
+	{
+		uint64_t off = amb_reader_block(r, zi)->offset + AMB_BLOCK_HDR_SIZE + 3;
+		int fd = open(src, O_RDWR);
+		uint8_t b;
+
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &b, 1, (off_t)off), 1);
+		b ^= 0x40;
+		assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+		close(fd);
+	}
+	assert_int_equal(amb_reader_load_stored(r, zi, p, &stored, &len, &info),
+			 -AMB_E_PAYLOAD_CHECKSUM);
+	assert_non_null(strstr(amb_payload_errmsg(p), "checksum mismatch"));
+	amb_reader_close(r);
+	amb_payload_free(p);
+	tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +635,8 @@ int main(void)
 		cmocka_unit_test(test_open_rules),
 		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_disk_full),
+		cmocka_unit_test(test_append_stored_copy),
+		cmocka_unit_test(test_append_stored_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
