@@ -14,11 +14,15 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "record/rec_internal.h"
 
 #define DRAIN_POLL_MS 100
+#define DRAIN_NICE    (-10)
 
 static uint64_t now_ms(void)
 {
@@ -55,20 +59,31 @@ int rec_drain_pass(struct rec_drain *d, bool flush_all, uint64_t now, uint64_t *
 	int ret = 0;
 
 	for (size_t i = 0; i < d->nr_rings; i++) {
-		rec_ring_drain(&d->rings[i], &d->stages[i]);
-		if (atomic_load(&d->error))
-			continue; /* the file is closed for writing; just empty the ring */
-		if (due || d->stages[i].buf.len >= d->block_bytes) {
-			int err = drain_flush_stage(d, i);
+		/* A stage fills up to block_bytes and stops the copy; hand it
+		 * over and go on, so the kernel gets its space back a block at
+		 * a time and a RING block stays near block_bytes. */
+		for (;;) {
+			bool full;
+			int err;
 
+			rec_ring_drain(&d->rings[i], &d->stages[i]);
+			full = d->stages[i].buf.len >= d->block_bytes;
+			if (atomic_load(&d->error))
+				break; /* the file is closed for writing: see below */
+			if (!due && !full)
+				break;
+			err = drain_flush_stage(d, i);
 			if (err && !ret)
 				ret = err;
+			if (err || !full)
+				break;
 		}
-	}
-	if (atomic_load(&d->error)) {
-		/* Keep the kernel writing, drop what we cannot store. */
-		for (size_t i = 0; i < d->nr_rings; i++) {
+		if (atomic_load(&d->error)) {
+			/* Keep the kernel writing, drop what we cannot store. */
 			amb_buf_reset(&d->stages[i].buf);
+			d->stages[i].nr_records = 0;
+			while (rec_ring_drain(&d->rings[i], &d->stages[i]))
+				amb_buf_reset(&d->stages[i].buf);
 			d->stages[i].nr_records = 0;
 		}
 	}
@@ -82,6 +97,11 @@ static void *drain_main(void *arg)
 	struct rec_drain *d = arg;
 	struct pollfd *pfd = calloc(d->nr_rings ? d->nr_rings : 1, sizeof(*pfd));
 	uint64_t last_flush = now_ms();
+
+	/* This thread only copies; when it waits for a CPU behind the very
+	 * tasks it records the rings overflow.  Ask for a larger share where
+	 * allowed (root, CAP_SYS_NICE); without it nothing changes. */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE);
 
 	for (size_t i = 0; pfd && i < d->nr_rings; i++) {
 		pfd[i].fd = d->rings[i].fd;
@@ -106,8 +126,8 @@ static void *drain_main(void *arg)
 }
 
 int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
-		    struct amb_writer *w, uint64_t sample_type, size_t block_bytes,
-		    unsigned flush_ms, size_t max_queued)
+		    struct amb_writer *w, const struct perf_event_attr *attr,
+		    size_t block_bytes, unsigned flush_ms, size_t max_queued)
 {
 	int err;
 
@@ -118,12 +138,14 @@ int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
 	d->block_bytes = block_bytes;
 	d->flush_ms = flush_ms;
 	d->max_queued = max_queued;
-	rec_layout_init(&d->layout, sample_type);
+	rec_layout_init_attr(&d->layout, attr);
 	d->stages = calloc(n ? n : 1, sizeof(*d->stages));
 	if (!d->stages)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		d->stages[i].layout = &d->layout;
+		d->stages[i].block_bytes = block_bytes;
+	}
 	atomic_init(&d->stop, false);
 	atomic_init(&d->error, 0);
 	atomic_init(&d->queue_full, 0);
@@ -160,6 +182,7 @@ void rec_drain_totals(const struct rec_drain *d, struct rec_counters *c)
 		c->unthrottle += s->unthrottle;
 		c->bytes += s->bytes;
 		c->bad += s->bad;
+		c->stack_zeroed += s->stack_zeroed;
 	}
 }
 

@@ -114,7 +114,7 @@ static int parse_callgraph(struct rec_opts *o, const char *s)
 	return 0;
 }
 
-unsigned rec_opts_default_pages(const struct rec_opts *o)
+unsigned rec_opts_default_pages(const struct rec_opts *o, size_t nr_cpus, size_t page_size)
 {
 	/*
 	 * The ring must hold what arrives between two drains (100 ms poll,
@@ -122,18 +122,33 @@ unsigned rec_opts_default_pages(const struct rec_opts *o)
 	 * sample is ~56 bytes: at 4 kHz that is 220 KB/s per CPU, so 1 MiB
 	 * holds seconds.  Frame-pointer chains add up to ~1 KiB per sample:
 	 * 2 MiB (perf's -g choice).  A dwarf sample carries a whole user
-	 * stack copy (32 KiB by default): 4 kHz makes 128 MB/s, so give it
-	 * 8 MiB, about 60 ms of samples.
+	 * stack copy: 32 KiB at 10 kHz is 330 MB/s per CPU, and on a busy
+	 * machine the drain thread can wait tens of milliseconds for a CPU.
+	 * So the ring holds REC_RING_HOLD_MS of samples: 32 MiB there, never
+	 * less than 8 MiB, and all rings together at most REC_RING_BUDGET
+	 * unless that leaves less than 8 MiB each.
 	 */
+	uint64_t rate, want, cap, bytes = REC_RING_MIN_BYTES;
+
 	switch (o->callgraph) {
 	case REC_CG_DWARF:
-		return 2048;
+		break;
 	case REC_CG_FP:
 		return 512;
 	case REC_CG_NONE:
-		break;
+		return 256;
 	}
-	return 256;
+	if (!page_size || (page_size & (page_size - 1)) || page_size > REC_RING_MIN_BYTES)
+		page_size = 4096;
+	if (!nr_cpus)
+		nr_cpus = 1;
+	rate = (uint64_t)(o->period || !o->freq ? REC_DEFAULT_FREQ : o->freq) *
+	       ((uint64_t)o->stack_size + 1024);
+	want = rate * REC_RING_HOLD_MS / 1000;
+	cap = AMB_MIN(REC_RING_BUDGET / nr_cpus, REC_RING_MAX_BYTES);
+	while (bytes < want && bytes * 2 <= cap)
+		bytes *= 2;
+	return (unsigned)(bytes / page_size);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) AMB_PRINTF(3, 4);

@@ -77,8 +77,16 @@ struct rec_opts {
 int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen);
 void rec_opts_free(struct rec_opts *o);
 
-/* Ring pages to use when -m is not given, by sampling mode. */
-unsigned rec_opts_default_pages(const struct rec_opts *o);
+/* Default dwarf rings: REC_RING_HOLD_MS of samples, at least MIN_BYTES and
+ * at most MAX_BYTES per CPU, all CPUs' rings together within BUDGET. */
+#define REC_RING_HOLD_MS    100u
+#define REC_RING_MIN_BYTES  (8ull << 20)
+#define REC_RING_MAX_BYTES  (32ull << 20)
+#define REC_RING_BUDGET     (256ull << 20)
+
+/* Ring pages (of @page_size bytes) to use when -m is not given, by sampling
+ * mode, frequency and stack copy size, for rings on @nr_cpus CPUs. */
+unsigned rec_opts_default_pages(const struct rec_opts *o, size_t nr_cpus, size_t page_size);
 
 /* ---- target.c ------------------------------------------------------------ */
 
@@ -206,28 +214,40 @@ void rec_ring_unmap(struct rec_ring *r);
 /*
  * Copy the whole records in ring data @data (@size bytes, a power of two)
  * between @tail and @head (free-running positions) into @st, handling the
- * wrap at the end of the ring.  Returns the new tail: @head, or less when a
- * record header is malformed (size 0 or beyond head), in which case the
- * rest is dropped and counted in st->bad.  Pure: no kernel involved.
+ * wrap at the end of the ring.  Stops early, after the record that fills
+ * the stage to st->block_bytes, or when memory runs out.  Returns the new
+ * tail: @head or less; a malformed record header (size 0 or beyond head)
+ * drops the rest, counted in st->bad, and returns @head.  Pure: no kernel
+ * involved.
  */
 uint64_t rec_ring_copy(const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head,
 		       struct rec_stage *st);
 
 /* Read data_head (acquire), copy, publish data_tail (release).  Returns
- * the bytes consumed. */
+ * the bytes consumed; the ring may hold more when the stage became full. */
 uint64_t rec_ring_drain(struct rec_ring *r, struct rec_stage *st);
 
 /* ---- stage.c ------------------------------------------------------------- */
 
-/* Where TIME sits in samples and in sample_id trailers (FORMAT.md §5.6). */
+/* Where TIME sits in samples and in sample_id trailers (FORMAT.md §5.6),
+ * and how to walk a sample to its user stack copy. */
 struct rec_layout {
 	int sample_time_off;       /* byte offset in a sample record, -1 if none */
 	int trailer_time_off;      /* bytes before the end of a non-sample record, -1 */
 	uint32_t trailer_size;     /* sample_id_all trailer bytes */
+	uint64_t sample_type;
+	uint32_t fixed_size;       /* header and fixed-size fields before CALLCHAIN */
+	int regs_user;             /* registers in a REGS_USER dump; -1: unknown */
+	bool branch_hw_index;      /* BRANCH_STACK carries hw_idx */
 };
 
-/* Compute the layout from the shared @sample_type. */
+/* Compute the layout from the shared @sample_type.  The user stack copy
+ * cannot be located (regs_user is -1) until rec_layout_init_attr(). */
 void rec_layout_init(struct rec_layout *l, uint64_t sample_type);
+
+/* Same from the attr every event shares, which also tells the number of
+ * user registers a sample carries before its stack copy. */
+void rec_layout_init_attr(struct rec_layout *l, const struct perf_event_attr *a);
 
 struct rec_counters {
 	uint64_t records, samples;
@@ -236,6 +256,7 @@ struct rec_counters {
 	uint64_t throttle, unthrottle;
 	uint64_t bytes;
 	uint64_t bad;              /* malformed ring content dropped */
+	uint64_t stack_zeroed;     /* stale stack-copy bytes written as zeros */
 };
 
 /* Records of one CPU waiting to become a RING block. */
@@ -244,11 +265,17 @@ struct rec_stage {
 	const struct rec_layout *layout;
 	uint64_t nr_records;       /* in buf */
 	uint64_t first_time, last_time;
+	size_t block_bytes;        /* full at this size: ring copies stop; 0 = never */
 	struct rec_counters c;     /* running totals, never reset */
 };
 
-/* Append one whole record (@len == header.size bytes, already checked) and
- * account it.  Returns 0 or -ENOMEM. */
+/*
+ * Append one whole record (@len == header.size bytes, already checked) and
+ * account it.  In a sample's PERF_SAMPLE_STACK_USER copy the bytes past
+ * dyn_size are whatever the ring held before (the kernel skips them): they
+ * are stored as zeros, which leaks nothing of earlier samples and costs
+ * next to nothing compressed.  Returns 0 or -ENOMEM.
+ */
 int rec_stage_add(struct rec_stage *st, const void *rec, size_t len);
 
 /* Take the staged bytes (caller frees) and fill @d for a RING block of
@@ -276,13 +303,14 @@ struct rec_drain {
 };
 
 /*
- * Start draining @rings into @w on a new thread.  Returns 0 or -errno.
+ * Start draining @rings into @w on a new thread; @attr is the first event's
+ * (every event shares its sample layout).  Returns 0 or -errno.
  * rec_drain_stop() drains once more, hands every stage to the writer and
  * joins; counters are then in rec_drain_totals().
  */
 int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
-		    struct amb_writer *w, uint64_t sample_type, size_t block_bytes,
-		    unsigned flush_ms, size_t max_queued);
+		    struct amb_writer *w, const struct perf_event_attr *attr,
+		    size_t block_bytes, unsigned flush_ms, size_t max_queued);
 void rec_drain_stop(struct rec_drain *d);
 void rec_drain_totals(const struct rec_drain *d, struct rec_counters *c);
 /* One drain pass over every ring; flush stages that are due.  Used by the

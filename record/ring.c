@@ -86,6 +86,8 @@ uint64_t rec_ring_copy(const uint8_t *data, uint64_t size, uint64_t tail, uint64
 		if (rec_stage_add(st, rec, h.size))
 			break; /* out of memory: leave the rest in the ring */
 		tail += h.size;
+		if (st->block_bytes && st->buf.len >= st->block_bytes)
+			break;
 	}
 	return tail;
 }

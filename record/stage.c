@@ -2,7 +2,9 @@
 /*
  * record/stage.c - per-CPU staging of raw perf records before they become a
  * RING block: record count, first/last time and the kernel's loss and
- * throttle records.  Bodies are not otherwise parsed (FORMAT.md §5.6).
+ * throttle records.  Bodies are not otherwise parsed (FORMAT.md §5.6),
+ * except that a sample is walked to its user stack copy, whose unwritten
+ * tail is stored as zeros.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,8 +14,14 @@
 
 void rec_layout_init(struct rec_layout *l, uint64_t st)
 {
+	static const uint64_t fixed_after_time = PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+		PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	int off = 8; /* struct perf_event_header */
 	uint32_t after = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->sample_type = st;
+	l->regs_user = -1;
 
 	/* Sample layout: IDENTIFIER, IP, TID, TIME, ... (perf_event.h order). */
 	l->sample_time_off = -1;
@@ -25,6 +33,8 @@ void rec_layout_init(struct rec_layout *l, uint64_t st)
 		off += 8;
 	if (st & PERF_SAMPLE_TIME)
 		l->sample_time_off = off;
+	/* ... ADDR, ID, STREAM_ID, CPU, PERIOD: one u64 each. */
+	l->fixed_size = (uint32_t)off + 8u * (uint32_t)__builtin_popcountll(st & fixed_after_time);
 
 	/* sample_id trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. */
 	if (st & PERF_SAMPLE_ID)
@@ -38,6 +48,13 @@ void rec_layout_init(struct rec_layout *l, uint64_t st)
 	l->trailer_time_off = (st & PERF_SAMPLE_TIME) ? (int)(after + 8) : -1;
 	l->trailer_size = after + ((st & PERF_SAMPLE_TIME) ? 8 : 0) +
 			  ((st & PERF_SAMPLE_TID) ? 8 : 0);
+}
+
+void rec_layout_init_attr(struct rec_layout *l, const struct perf_event_attr *a)
+{
+	rec_layout_init(l, a->sample_type);
+	l->regs_user = __builtin_popcountll(a->sample_regs_user);
+	l->branch_hw_index = !!(a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
 }
 
 static void note_time(struct rec_stage *st, uint64_t t)
@@ -58,16 +75,115 @@ static uint64_t get_u64(const uint8_t *p)
 	return v;
 }
 
+/*
+ * Offset of the PERF_SAMPLE_STACK_USER size field in sample @p of @len
+ * bytes, or 0 when the sample has no stack copy or its layout cannot be
+ * followed (READ values, unknown register count, inconsistent lengths).
+ * Fields come in perf_event.h order: CALLCHAIN, RAW, BRANCH_STACK,
+ * REGS_USER, STACK_USER.
+ */
+static size_t stack_user_offset(const struct rec_layout *l, const uint8_t *p, size_t len)
+{
+	uint64_t st = l->sample_type;
+	size_t off = l->fixed_size;
+	uint64_t n;
+
+	if (!(st & PERF_SAMPLE_STACK_USER) || (st & PERF_SAMPLE_READ) || l->regs_user < 0)
+		return 0;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (off + 8 > len)
+			return 0;
+		n = get_u64(p + off);
+		off += 8;
+		if (n > (len - off) / 8)
+			return 0;
+		off += (size_t)n * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t raw;
+
+		if (off + 4 > len)
+			return 0;
+		memcpy(&raw, p + off, sizeof(raw));
+		off += 4;
+		if (raw > len - off)
+			return 0;
+		off += raw;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		if (off + 8 > len)
+			return 0;
+		n = get_u64(p + off);
+		off += l->branch_hw_index ? 16 : 8;
+		if (off > len || n > (len - off) / 24)
+			return 0;
+		off += (size_t)n * 24;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		if (off + 8 > len)
+			return 0;
+		n = get_u64(p + off); /* the ABI; 0: no registers follow */
+		off += 8;
+		if (n) {
+			if ((size_t)l->regs_user > (len - off) / 8)
+				return 0;
+			off += (size_t)l->regs_user * 8;
+		}
+	}
+	return off + 8 <= len ? off : 0;
+}
+
+/*
+ * Append sample @p to @b with the stale tail of its user stack copy (u64
+ * size at @so, size bytes, u64 dyn_size) zeroed.  Returns the bytes zeroed
+ * (0 and nothing appended when the copy is full or inconsistent), or
+ * -ENOMEM.
+ */
+static long append_scrubbed(struct amb_buf *b, const uint8_t *p, size_t len, size_t so)
+{
+	uint64_t size = get_u64(p + so), dyn;
+	size_t data = so + 8, keep, stale;
+
+	if (!size || size > len - data || len - data - size < 8)
+		return 0;
+	dyn = get_u64(p + data + size);
+	if (dyn >= size)
+		return 0;
+	keep = data + (size_t)dyn;
+	stale = (size_t)(size - dyn);
+	if (amb_buf_reserve(b, len))
+		return -ENOMEM;
+	memcpy(b->data + b->len, p, keep);
+	memset(b->data + b->len + keep, 0, stale);
+	memcpy(b->data + b->len + keep + stale, p + keep + stale, len - keep - stale);
+	b->len += len;
+	return (long)stale;
+}
+
 int rec_stage_add(struct rec_stage *st, const void *rec, size_t len)
 {
 	const struct perf_event_header *h = rec;
 	const struct rec_layout *l = st->layout;
 	const uint8_t *p = rec;
+	long zeroed = 0;
+	size_t so;
 	int err;
 
-	err = amb_buf_append(&st->buf, rec, len);
-	if (err)
-		return err;
+	/* A full stage ends with at most one record (< 64 KiB) past block_bytes:
+	 * allocating that at once saves growing it by copies. */
+	if (!st->buf.cap && st->block_bytes && amb_buf_reserve(&st->buf, st->block_bytes + 65536))
+		return -ENOMEM;
+	if (h->type == PERF_RECORD_SAMPLE && (so = stack_user_offset(l, p, len)) != 0)
+		zeroed = append_scrubbed(&st->buf, p, len, so);
+	if (zeroed < 0)
+		return (int)zeroed;
+	if (zeroed > 0) {
+		st->c.stack_zeroed += (uint64_t)zeroed;
+	} else {
+		err = amb_buf_append(&st->buf, rec, len);
+		if (err)
+			return err;
+	}
 	st->nr_records++;
 	st->c.records++;
 	st->c.bytes += len;

@@ -46,7 +46,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.argc, 2);
 	assert_string_equal(o.argv[0], "ls");
 	assert_string_equal(o.argv[1], "-l");
-	assert_int_equal(rec_opts_default_pages(&o), 256);
+	assert_int_equal(rec_opts_default_pages(&o, 2, 4096), 256);
 	rec_opts_free(&o);
 
 	/* options of the command stay the command's, even without "--" */
@@ -54,7 +54,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.argc, 3);
 	assert_string_equal(o.argv[1], "-c");
 	assert_int_equal(o.callgraph, REC_CG_FP);
-	assert_int_equal(rec_opts_default_pages(&o), 512);
+	assert_int_equal(rec_opts_default_pages(&o, 2, 4096), 512);
 	rec_opts_free(&o);
 }
 
@@ -90,7 +90,19 @@ static void test_all_options(void **state)
 
 	assert_int_equal(parse(&o, err, ARGS("--call-graph", "dwarf", "-p", "12,34")), 0);
 	assert_int_equal(o.stack_size, REC_DEFAULT_STACK_SIZE);
-	assert_int_equal(rec_opts_default_pages(&o), 2048);
+	/* 4 kHz of 33 KiB for 100 ms: 13.5 MB, so 16 MiB */
+	assert_int_equal(rec_opts_default_pages(&o, 2, 4096), 4096);
+	/* the same in 64 KiB pages */
+	assert_int_equal(rec_opts_default_pages(&o, 2, 65536), 256);
+	/* 64 CPUs share 256 MiB: 4 MiB each, but never below 8 MiB */
+	assert_int_equal(rec_opts_default_pages(&o, 64, 4096), 2048);
+	o.freq = 10000;
+	assert_int_equal(rec_opts_default_pages(&o, 2, 4096), 8192);
+	o.freq = 100000; /* capped at 32 MiB per CPU */
+	assert_int_equal(rec_opts_default_pages(&o, 2, 4096), 8192);
+	o.freq = 999;
+	o.stack_size = 8192;
+	assert_int_equal(rec_opts_default_pages(&o, 2, 4096), 2048);
 	assert_int_equal(o.nr_pids, 2);
 	assert_int_equal(o.pids[0], 12);
 	assert_int_equal(o.pids[1], 34);
