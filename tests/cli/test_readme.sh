@@ -14,7 +14,7 @@ mount_tracefs >/dev/null 2>&1
 cd "$ROOT" || exit 1
 # Use the build directory under test, and keep the examples' /tmp files apart.
 sed -n '/^```sh$/,/^```$/p' README.md | grep -v '^```' | grep -v '^#' | grep -v '^$' |
-	sed -e "s#build/#$B/#g" -e "s#/tmp/#$T/#g" > "$T/examples"
+	sed -e "s#/tmp/#$T/#g" | sed -e "s#\(^\| \)build/#\1$B/#g" > "$T/examples"
 n=0
 while IFS= read -r line; do
 	n=$((n + 1))
