@@ -2,8 +2,17 @@
 /*
  * analyze/ksyms.c - kernel symbols from the /proc/kallsyms text a recording
  * carries (KSYMS block, FORMAT.md §5): a sorted array and binary search.
+ *
+ * Every command that resolves kernel addresses parses the whole table
+ * (some 60,000 text symbols) before its first sample, so parsing is kept
+ * cheap: one pass over the text, copying out only the names, into memory
+ * allocated once (a page is touched only when used: page faults cost much
+ * in a VM), and no sort at all when the text is in address order already,
+ * as the kernel's own symbols are; otherwise a stable radix sort.
  */
+#include <assert.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,20 +25,10 @@
 struct ana_ksyms {
 	struct ana_ksym *syms;
 	size_t nr, cap;
-	char *pool;            /* names and module names, NUL-separated */
+	char *pool;            /* names and module names, NUL-terminated */
+	size_t pool_len, pool_cap;
 	size_t bad_lines;
 };
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ana_ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* Among aliases prefer global names (they sort first by pointer
-	 * order of the pool, which keeps the text's order): stable enough. */
-	return x->name < y->name ? -1 : x->name > y->name;
-}
 
 static bool is_text_type(char t)
 {
@@ -63,9 +62,9 @@ static int parse_hex(const char *s, const char *end, uint64_t *v)
 }
 
 /* Split the next whitespace-separated field of [*p, end) within one line. */
-static bool next_field(char **p, char *end, char **f, char **fend)
+static bool next_field(const char **p, const char *end, const char **f, const char **fend)
 {
-	char *s = *p;
+	const char *s = *p;
 
 	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
@@ -79,10 +78,24 @@ static bool next_field(char **p, char *end, char **f, char **fend)
 	return true;
 }
 
-static int parse_line(struct ana_ksyms *k, char *line, char *end, bool *any_nonzero)
+/* Copy [s, end) into the pool, NUL-terminated. */
+static const char *pool_put(struct ana_ksyms *k, const char *s, const char *end)
 {
-	char *p = line, *f, *fe;
-	char *name, *name_end, *mod = NULL, *mod_end = NULL;
+	size_t n = (size_t)(end - s);
+	char *d = k->pool + k->pool_len;
+
+	/* A line holds more than the strings it gives (ana_ksyms_parse). */
+	assert(k->pool_cap - k->pool_len > n);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	k->pool_len += n + 1;
+	return d;
+}
+
+static int parse_line(struct ana_ksyms *k, const char *line, const char *end, bool *any_nonzero)
+{
+	const char *p = line, *f, *fe;
+	const char *name, *name_end, *mod = NULL, *mod_end = NULL;
 	uint64_t addr;
 	char type;
 
@@ -103,49 +116,92 @@ static int parse_line(struct ana_ksyms *k, char *line, char *end, bool *any_nonz
 		*any_nonzero = true;
 	if (!is_text_type(type))
 		return 0;
-	if (k->nr == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 4096;
-		struct ana_ksym *n = realloc(k->syms, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		k->syms = n;
-		k->cap = cap;
-	}
-	/* The pool is a private copy of the text: terminate in place. */
-	*name_end = '\0';
+	/* ana_ksyms_parse() made room for every line. */
+	assert(k->nr < k->cap);
+	name = pool_put(k, name, name_end);
 	if (mod)
-		*mod_end = '\0';
+		mod = pool_put(k, mod, mod_end);
 	k->syms[k->nr++] = (struct ana_ksym){ addr, name, mod };
+	return 0;
+}
+
+/*
+ * Sort @syms by address, aliases (equal addresses) in their text order,
+ * which ana_ksyms_find() relies on to show the first one.  An LSD radix
+ * sort, 8 bits a pass, is stable; the passes over a byte that all
+ * addresses share (most of the high ones) are skipped.
+ */
+static int ksyms_sort(struct ana_ksym *syms, size_t nr)
+{
+	struct ana_ksym *tmp = malloc(nr * sizeof(*tmp)), *src = syms, *dst = tmp;
+	uint64_t differ = 0;
+	unsigned shift;
+	size_t i;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (i = 1; i < nr; i++)
+		differ |= syms[i].addr ^ syms[0].addr;
+	for (shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, sum = 0;
+		struct ana_ksym *x;
+
+		if (!((differ >> shift) & 0xff))
+			continue;
+		for (i = 0; i < nr; i++)
+			count[(src[i].addr >> shift) & 0xff]++;
+		for (i = 0; i < 256; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < nr; i++)
+			dst[count[(src[i].addr >> shift) & 0xff]++] = src[i];
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != syms)
+		memcpy(syms, src, nr * sizeof(*syms));
+	free(tmp);
 	return 0;
 }
 
 struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len)
 {
 	struct ana_ksyms *k = calloc(1, sizeof(*k));
-	bool any_nonzero = false;
-	char *p, *end;
+	bool any_nonzero = false, sorted = true;
+	const char *p, *end = text + len;
+	size_t lines = 1;
 
 	if (!k)
 		return NULL;
+	/* One symbol a line at most, and a line's name and module (with their
+	 * NULs) are shorter than the line (with its newline): room for all at
+	 * once. */
+	for (p = text; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		lines++;
+	k->syms = malloc(lines * sizeof(*k->syms));
 	k->pool = malloc(len + 1);
-	if (!k->pool)
+	if (!k->syms || !k->pool)
 		goto fail;
-	memcpy(k->pool, text, len);
-	k->pool[len] = '\0';
-	p = k->pool;
-	end = k->pool + len;
+	k->cap = lines;
+	k->pool_cap = len + 1;
+	p = text;
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *le = nl ? nl : end;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
 		int err;
 
 		if (le > p) {
+			size_t nr = k->nr;
+
 			err = parse_line(k, p, le, &any_nonzero);
-			if (err == -ENOMEM)
-				goto fail;
 			if (err)
 				k->bad_lines++;
+			if (nr && k->nr > nr && k->syms[nr].addr < k->syms[nr - 1].addr)
+				sorted = false;
 		}
 		p = le + 1;
 	}
@@ -153,8 +209,8 @@ struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len)
 		/* kptr_restrict hid the addresses: names alone are useless. */
 		k->nr = 0;
 	}
-	if (k->nr)
-		qsort(k->syms, k->nr, sizeof(*k->syms), ksym_cmp);
+	if (!sorted && ksyms_sort(k->syms, k->nr))
+		goto fail;
 	return k;
 fail:
 	ana_ksyms_free(k);

@@ -17,11 +17,12 @@ struct proc {
 	uint32_t pid;
 	struct ana_map *maps;  /* sorted by start, never overlapping */
 	size_t nr, cap;
+	uint64_t gen;          /* names this state of @maps: ana_machine_stack_key() */
 };
 
 struct ana_thread {
 	uint32_t pid, tid;
-	char *comm;
+	const char *comm;      /* a struct comm_str's text */
 	struct proc *proc;
 	bool exited;
 };
@@ -33,8 +34,41 @@ struct id_table {
 	size_t cap, nr;        /* cap is a power of two */
 };
 
+/*
+ * A command name.  Names are never freed before the machine, not even when
+ * a thread changes its name: a pointer from ana_thread_comm() then stays
+ * valid and never comes to name another string, so reports can use it as
+ * the name's identity.  Names change rarely (exec, prctl), so this costs
+ * little.
+ */
+struct comm_str {
+	struct comm_str *next;
+	char s[];
+};
+
+/*
+ * Resolved addresses, direct-mapped.  ana_machine_resolve() answers the
+ * same for the same address space state (proc.gen, or kernel_gen for
+ * kernel addresses), address, lookup address and @want: DSOs are looked
+ * for once and symbol caches never forget, and a loc's map pointer stays
+ * valid while its proc's state does.  So a stack's frames, seen again and
+ * again, are looked up once.
+ */
+#define RESOLVE_CACHE_SIZE 4096u   /* a power of two */
+
+struct resolve_slot {
+	uint64_t gen;                  /* 0: empty */
+	uint64_t addr, lookup_addr;
+	unsigned want;
+	struct ana_loc loc;
+};
+
 struct ana_machine {
 	struct ana_dso_table *dsos;
+	struct resolve_slot *resolved; /* RESOLVE_CACHE_SIZE slots, made on first use */
+	struct comm_str *comms;        /* every name ever given */
+	uint64_t gen;                  /* the last proc.gen handed out */
+	uint64_t kernel_gen;           /* stack key of walks without a thread */
 	struct ana_ksyms *ksyms;
 	struct ana_unwinder *unwind;   /* DWARF unwinding; NULL: none */
 	struct id_table threads;   /* tid -> struct ana_thread */
@@ -100,6 +134,7 @@ struct ana_machine *ana_machine_new(struct ana_dso_table *dsos)
 	if (!m)
 		return NULL;
 	m->dsos = dsos;
+	m->gen = m->kernel_gen = 1;
 	return m;
 }
 
@@ -109,13 +144,13 @@ void ana_machine_free(struct ana_machine *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < m->threads.cap; i++) {
-		struct ana_thread *t = m->threads.vals[i];
+	for (i = 0; i < m->threads.cap; i++)
+		free(m->threads.vals[i]);
+	while (m->comms) {
+		struct comm_str *c = m->comms;
 
-		if (t) {
-			free(t->comm);
-			free(t);
-		}
+		m->comms = c->next;
+		free(c);
 	}
 	for (i = 0; i < m->procs.cap; i++) {
 		struct proc *p = m->procs.vals[i];
@@ -131,7 +166,14 @@ void ana_machine_free(struct ana_machine *m)
 	free(m->procs.vals);
 	ana_ksyms_free(m->ksyms);
 	ana_unwinder_free(m->unwind);
+	free(m->resolved);
 	free(m);
+}
+
+/* @p's mappings changed: give their new state a value never used before. */
+static void proc_changed(struct ana_machine *m, struct proc *p)
+{
+	p->gen = ++m->gen;
 }
 
 static struct proc *proc_get(struct ana_machine *m, uint32_t pid)
@@ -144,6 +186,7 @@ static struct proc *proc_get(struct ana_machine *m, uint32_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	proc_changed(m, p);
 	if (id_put(&m->procs, pid, p)) {
 		free(p);
 		return NULL;
@@ -169,14 +212,20 @@ static int proc_copy_maps(struct proc *dst, const struct proc *src)
 	return 0;
 }
 
-static int thread_set_comm(struct ana_thread *t, const char *comm)
+static int thread_set_comm(struct ana_machine *m, struct ana_thread *t, const char *comm)
 {
-	char *c = strdup(comm);
+	size_t len = strlen(comm);
+	struct comm_str *c;
 
+	if (t->comm && !strcmp(t->comm, comm))
+		return 0;
+	c = malloc(sizeof(*c) + len + 1);
 	if (!c)
 		return -ENOMEM;
-	free(t->comm);
-	t->comm = c;
+	memcpy(c->s, comm, len + 1);
+	c->next = m->comms;
+	m->comms = c;
+	t->comm = c->s;
 	return 0;
 }
 
@@ -196,13 +245,12 @@ static struct ana_thread *thread_new(struct ana_machine *m, uint32_t pid, uint32
 		comm = name;
 	}
 	t->proc = proc_get(m, pid);
-	if (!t->proc || thread_set_comm(t, comm))
+	if (!t->proc || thread_set_comm(m, t, comm))
 		goto fail;
 	if (id_put(&m->threads, tid, t))
 		goto fail;
 	return t;
 fail:
-	free(t->comm);
 	free(t);
 	return NULL;
 }
@@ -368,6 +416,7 @@ static int process_mmap(struct ana_machine *m, const struct ana_record *rec)
 				    rec->u.mmap.pid);
 	if (!map.dso)
 		return -ENOMEM;
+	proc_changed(m, t->proc);
 	return proc_insert_map(t->proc, &map);
 }
 
@@ -379,11 +428,13 @@ static int process_comm(struct ana_machine *m, const struct ana_record *rec)
 		t = thread_new(m, rec->u.comm.pid, rec->u.comm.tid, rec->u.comm.comm);
 		if (!t)
 			return -ENOMEM;
-	} else if (thread_set_comm(t, rec->u.comm.comm)) {
+	} else if (thread_set_comm(m, t, rec->u.comm.comm)) {
 		return -ENOMEM;
 	}
-	if (rec->u.comm.exec)
+	if (rec->u.comm.exec) {
 		t->proc->nr = 0;   /* the old image is gone; its MMAP2s follow */
+		proc_changed(m, t->proc);
+	}
 	return 0;
 }
 
@@ -399,7 +450,7 @@ static int process_fork(struct ana_machine *m, const struct ana_record *rec)
 		child->pid = pid;
 		child->exited = false;
 		child->proc = proc_get(m, pid);
-		if (!child->proc || (comm && thread_set_comm(child, comm)))
+		if (!child->proc || (comm && thread_set_comm(m, child, comm)))
 			return -ENOMEM;
 	} else {
 		child = thread_new(m, pid, tid, comm);
@@ -411,6 +462,7 @@ static int process_fork(struct ana_machine *m, const struct ana_record *rec)
 	if (pid != rec->u.fork.ppid) {
 		struct proc *pp = parent ? parent->proc : id_get(&m->procs, rec->u.fork.ppid);
 
+		proc_changed(m, child->proc);
 		if (pp)
 			return proc_copy_maps(child->proc, pp);
 		child->proc->nr = 0;
@@ -442,8 +494,15 @@ int ana_machine_process(struct ana_machine *m, const struct ana_record *rec)
 
 void ana_machine_set_ksyms(struct ana_machine *m, struct ana_ksyms *k)
 {
+	size_t i;
+
 	ana_ksyms_free(m->ksyms);
 	m->ksyms = k;
+	/* Kernel frames resolve differently now: no stack key stays valid. */
+	m->kernel_gen = ++m->gen;
+	for (i = 0; i < m->procs.cap; i++)
+		if (m->procs.vals[i])
+			proc_changed(m, m->procs.vals[i]);
 }
 
 int ana_machine_load_session(struct ana_machine *m, struct ana_session *s)
@@ -454,7 +513,7 @@ int ana_machine_load_session(struct ana_machine *m, struct ana_session *s)
 	for (i = 0; i < ana_session_buildid_count(s); i++) {
 		const struct ana_buildid *b = ana_session_buildid(s, i);
 
-		if (b->kind != AMB_DSO_USER || !b->path)
+		if ((b->kind != AMB_DSO_USER && b->kind != AMB_DSO_VDSO) || !b->path)
 			continue;
 		if (ana_dso_table_add_buildid(m->dsos, b->path, b->build_id, b->build_id_len))
 			return -ENOMEM;
@@ -483,9 +542,15 @@ int ana_machine_load_session(struct ana_machine *m, struct ana_session *s)
 	return 0;
 }
 
-void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned cpumode,
-			 uint64_t addr, uint64_t lookup_addr, unsigned want,
-			 struct ana_loc *loc)
+static bool is_kernel(unsigned cpumode, uint64_t addr)
+{
+	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       (addr >> 63);
+}
+
+/* ana_machine_resolve() without the cache. */
+static void resolve(struct ana_machine *m, struct ana_thread *t, unsigned cpumode,
+		    uint64_t addr, uint64_t lookup_addr, unsigned want, struct ana_loc *loc)
 {
 	const struct ana_map *map;
 	struct ana_dso *d;
@@ -493,8 +558,7 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
 
 	memset(loc, 0, sizeof(*loc));
 	loc->addr = addr;
-	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
-	    (addr >> 63)) {
+	if (is_kernel(cpumode, addr)) {
 		loc->kernel = true;
 		loc->ksym = ana_ksyms_find(m->ksyms, lookup_addr, &loc->offset);
 		if (loc->ksym) {
@@ -511,7 +575,8 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
 	d = map->dso;
 	loc->map = map;
 	loc->dso = d;
-	if (d->type != ANA_DSO_TYPE_FILE) {
+	/* A [vdso] resolves when its image is embedded (dso.c). */
+	if (d->type != ANA_DSO_TYPE_FILE && d->type != ANA_DSO_TYPE_VDSO) {
 		loc->kind = ANA_LOC_NO_FILE;
 		return;
 	}
@@ -540,6 +605,40 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
 	}
 	loc->kind = ANA_LOC_SYM;
 	loc->offset = loc->sym->offset + (addr - lookup_addr);
+}
+
+void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned cpumode,
+			 uint64_t addr, uint64_t lookup_addr, unsigned want,
+			 struct ana_loc *loc)
+{
+	uint64_t gen = is_kernel(cpumode, addr) ? m->kernel_gen : t ? t->proc->gen : 0;
+	struct resolve_slot *slot;
+	uint64_t h;
+
+	if (!gen) {
+		resolve(m, t, cpumode, addr, lookup_addr, want, loc);
+		return;
+	}
+	if (!m->resolved) {
+		m->resolved = calloc(RESOLVE_CACHE_SIZE, sizeof(*m->resolved));
+		if (!m->resolved) {
+			resolve(m, t, cpumode, addr, lookup_addr, want, loc);
+			return;
+		}
+	}
+	h = (addr ^ (lookup_addr << 7) ^ (gen << 17) ^ want) * 0x9e3779b97f4a7c15ull;
+	slot = &m->resolved[(h >> 32) & (RESOLVE_CACHE_SIZE - 1)];
+	if (slot->gen == gen && slot->addr == addr && slot->lookup_addr == lookup_addr &&
+	    slot->want == want) {
+		*loc = slot->loc;
+		return;
+	}
+	resolve(m, t, cpumode, addr, lookup_addr, want, loc);
+	slot->gen = gen;
+	slot->addr = addr;
+	slot->lookup_addr = lookup_addr;
+	slot->want = want;
+	slot->loc = *loc;
 }
 
 const char *ana_loc_dso_name(const struct ana_loc *loc)
@@ -589,6 +688,16 @@ unsigned ana_machine_walk_stack(struct ana_machine *m, struct ana_thread *t,
 			break;
 	}
 	return depth;
+}
+
+uint64_t ana_machine_stack_key(const struct ana_machine *m, const struct ana_thread *t,
+			       const struct ana_sample *s)
+{
+	if (!t)
+		return m->kernel_gen;
+	if (m->unwind && ana_unwind_usable(m->unwind, s))
+		return 0;
+	return t->proc->gen;
 }
 
 const char *ana_loc_sym_name(const struct ana_loc *loc, char *buf, size_t len)

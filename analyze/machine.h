@@ -59,7 +59,9 @@ size_t ana_machine_thread_count(const struct ana_machine *m);
 
 uint32_t ana_thread_pid(const struct ana_thread *t);
 uint32_t ana_thread_tid(const struct ana_thread *t);
-/* The thread's current command name; never NULL. */
+/* The thread's current command name; never NULL.  The string lives as long
+ * as the machine, also after the thread changes its name, so its pointer
+ * identifies the name (equal pointers: equal names). */
 const char *ana_thread_comm(const struct ana_thread *t);
 bool ana_thread_exited(const struct ana_thread *t);
 
@@ -144,6 +146,18 @@ typedef int (*ana_frame_fn)(void *ctx, const struct ana_loc *loc, unsigned depth
 unsigned ana_machine_walk_stack(struct ana_machine *m, struct ana_thread *t,
 				const struct ana_sample *s, unsigned want, unsigned max_depth,
 				ana_frame_fn fn, void *ctx);
+
+/*
+ * What ana_machine_walk_stack() delivers for sample @s of @t depends on @s's
+ * callchain (or ip alone), its cpumode, @want, @max_depth and the state of
+ * @t's address space, except for a DWARF-unwound sample, whose stack bytes
+ * matter too.  This returns a value that names that state (never reused
+ * for another one while @m lives), or 0 for a sample that will be unwound:
+ * a caller may reuse a walk for a sample with the same value, callchain and
+ * cpumode.
+ */
+uint64_t ana_machine_stack_key(const struct ana_machine *m, const struct ana_thread *t,
+			       const struct ana_sample *s);
 
 /* The file offset @addr corresponds to inside @map's DSO. */
 static inline uint64_t ana_map_file_offset(const struct ana_map *map, uint64_t addr)

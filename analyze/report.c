@@ -7,7 +7,14 @@
  * string (the sort keys' values joined by \x1f) that selects a hash-table
  * entry per event; -g adds the sample's stack to a tree under the entry.
  * Symbol results are cached per (DSO, address) by symbols.c.
+ *
+ * The key string is made only the first time: an entry is found again by
+ * its key's identity (struct id_cache), the pointers and numbers its
+ * values come from, and --children counts a sample once per entry with a
+ * per-sample stamp rather than by comparing keys.  A sample whose stack
+ * was seen before reuses what that one resolved (struct stack_memo).
  */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -56,8 +63,25 @@ struct hist_entry {
 	char *key;              /* values joined by KEY_SEP */
 	uint64_t hash;
 	uint64_t samples, period, children;
+	uint64_t stamp;         /* the last sample that added to @children */
 	struct cg_node *cg;     /* callers (or callees) of the entry */
 	struct hist_entry *chain;
+};
+
+/*
+ * Entries by key identity: the values of a (sample, frame) pair's keys,
+ * named by numbers and by pointers to strings that stay unchanged while the
+ * report runs (command names, DSO names, symbol names: see key_identity).
+ * Equal identities make equal key strings, so a hit needs no key string;
+ * the converse need not hold (two DSOs with one short name), which only
+ * costs a second identity for the same entry.  Open addressing, linear
+ * probing; an identity is report.id_words words.
+ */
+struct id_cache {
+	uint64_t *ids;              /* cap identities */
+	uint64_t *hashes;
+	struct hist_entry **vals;   /* NULL: a free slot */
+	size_t cap, nr;             /* cap is a power of two */
 };
 
 struct hist {
@@ -65,6 +89,48 @@ struct hist {
 	struct hist_entry **tab;
 	size_t cap, nr;
 	uint64_t samples, period;
+	struct id_cache ids;
+};
+
+/* Interned call graph names by the address of their source string (the
+ * symbol caches' and KSYMS' names outlive the report), tagged with whether
+ * the frame is an inlined one: each name is interned once, not per frame. */
+struct name_cache {
+	uint64_t *keys;             /* source address << 1 | inlined */
+	const char **names;         /* NULL: a free slot */
+	size_t cap, nr;
+};
+
+/*
+ * A resolved stack.  What a sample adds to a histogram depends only on its
+ * keys' sample values (command, pid, ...), its callchain (without --children
+ * and -g: up to its first address), its cpumode and the state of its
+ * thread's address space (ana_machine_stack_key), so a sample that repeats
+ * all of these (most do: a profile has far fewer stacks than samples)
+ * reuses the first one's entries and call graph path instead of resolving
+ * every frame and finding its entry again.  Memos are dropped and
+ * collected anew past MEMO_MAX_BYTES.
+ */
+#define MEMO_MAX_BYTES (8u << 20)
+#define MEMO_MAX_WORDS 1024          /* longer keys are not memoized */
+
+struct stack_memo {
+	struct stack_memo *chain;
+	uint64_t hash;
+	uint64_t *key;                  /* nr_key words (memo_key) */
+	struct hist_entry *self;        /* the leaf's entry */
+	struct hist_entry **children;   /* distinct entries on the stack (--children) */
+	const char **names;             /* the call graph path (-g) */
+	uint32_t nr_key, nr_children, nr_names;
+	bool filtered;                  /* the leaf fails --dso/--sym */
+};
+
+struct memo_table {
+	struct stack_memo **tab;
+	size_t cap, nr, bytes;          /* cap is a power of two */
+	uint64_t *key;                  /* the current sample's, MEMO_MAX_WORDS */
+	uint32_t nr_key;
+	uint64_t hash;
 };
 
 struct report {
@@ -83,13 +149,23 @@ struct report {
 	struct hist *hists;      /* per event, + 1 for samples of no event */
 	size_t nr_hists;
 	struct ana_intern strings;
+	struct name_cache cg_names;
 	struct amb_buf key, val;
+	bool fast_keys;          /* every key has an identity (key_identity) */
+	size_t id_words;         /* 2 per key */
+	uint64_t stamp;          /* samples given to --children so far */
 	uint64_t samples_seen, filtered;
 	unsigned want;           /* ANA_SYM_* the keys need */
 	struct ana_progress progress;
 	/* the stack of the current sample */
 	struct frame { struct ana_loc loc; const char *name; bool inlined; } *frames;
 	unsigned nr_frames;
+	int frame_err;                 /* collect_frame() failed */
+	const char **cg_path;          /* its call graph path, MAX_FRAMES */
+	unsigned nr_cg_path;
+	struct hist_entry **stack_entries; /* its distinct entries, MAX_FRAMES */
+	bool memo_on;                  /* fast_keys: stacks can be memoized */
+	struct memo_table memos;
 };
 
 /* ---- entries --------------------------------------------------------------- */
@@ -164,6 +240,9 @@ static void hist_free(struct hist *h)
 		}
 	}
 	free(h->tab);
+	free(h->ids.ids);
+	free(h->ids.hashes);
+	free(h->ids.vals);
 }
 
 /* Add @period along the path @names[0..n) under *@root. */
@@ -264,6 +343,340 @@ static int build_key(struct report *r, const struct ana_sample *smp, struct ana_
 	return 0;
 }
 
+/* ---- key identities ---------------------------------------------------------- */
+
+/*
+ * The identity of the keys of sample @smp at frame @f, two words a key
+ * (r->fast_keys only); with @f NULL, the sample's part only (zeros for the
+ * frame's keys).  Command names live as long as the machine and are
+ * never reused for another name (machine.h); DSO names live as long as the
+ * DSO table; frame names are interned, or symbol and KSYMS names that live
+ * as long as their tables.
+ */
+static void key_identity(const struct report *r, const struct ana_sample *smp,
+			 const struct ana_thread *t, const struct frame *f, uint64_t *id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_keys; i++, id += 2) {
+		switch (r->keys[i].kind) {
+		case SK_COMM:
+			id[0] = (uintptr_t)ana_thread_comm(t);
+			id[1] = 0;
+			break;
+		case SK_PID:
+			id[0] = smp->pid;
+			id[1] = (uintptr_t)ana_thread_comm(t);
+			break;
+		case SK_TID:
+			id[0] = smp->tid;
+			id[1] = (uintptr_t)ana_thread_comm(t);
+			break;
+		case SK_DSO:
+			id[0] = f ? (uintptr_t)ana_loc_dso_name(&f->loc) : 0;
+			id[1] = 0;
+			break;
+		case SK_SYM:
+			id[0] = f ? (uintptr_t)f->name : 0;
+			id[1] = f ? f->loc.kernel : 0;
+			break;
+		case SK_CPU:
+			id[0] = smp->cpu;
+			id[1] = 0;
+			break;
+		case SK_EVENT:
+			id[0] = (uintptr_t)smp->evt;
+			id[1] = 0;
+			break;
+		case SK_SRCLINE:
+		case SK_FIELD:
+			/* Made afresh for each sample: no identity (parse_sort). */
+			assert(!r->fast_keys);
+			break;
+		}
+	}
+}
+
+static int id_cache_insert(struct id_cache *c, size_t words, const uint64_t *id, uint64_t hash,
+			   struct hist_entry *e)
+{
+	size_t i;
+
+	if ((c->nr + 1) * 2 > c->cap) {
+		struct id_cache n = { .cap = c->cap ? c->cap * 2 : 256 };
+
+		n.ids = malloc(n.cap * words * sizeof(*n.ids));
+		n.hashes = malloc(n.cap * sizeof(*n.hashes));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.ids || !n.hashes || !n.vals) {
+			free(n.ids);
+			free(n.hashes);
+			free(n.vals);
+			return -ENOMEM;
+		}
+		for (i = 0; i < c->cap; i++)
+			if (c->vals[i])
+				id_cache_insert(&n, words, &c->ids[i * words], c->hashes[i], c->vals[i]);
+		free(c->ids);
+		free(c->hashes);
+		free(c->vals);
+		*c = n;
+	}
+	for (i = hash & (c->cap - 1); c->vals[i]; i = (i + 1) & (c->cap - 1))
+		;
+	memcpy(&c->ids[i * words], id, words * sizeof(*id));
+	c->hashes[i] = hash;
+	c->vals[i] = e;
+	c->nr++;
+	return 0;
+}
+
+/* The entry of @h that sample @smp of @t falls into at frame @f, created
+ * when new.  NULL on -ENOMEM. */
+static struct hist_entry *hist_find(struct report *r, struct hist *h,
+				    const struct ana_sample *smp, struct ana_thread *t,
+				    const struct frame *f)
+{
+	struct id_cache *c = &h->ids;
+	size_t w = r->id_words, i;
+	uint64_t id[2 * AMB_ARRAY_SIZE(r->keys)], hash = 0;
+	struct hist_entry *e;
+
+	if (r->fast_keys) {
+		key_identity(r, smp, t, f, id);
+		hash = XXH3_64bits(id, w * sizeof(*id));
+		if (c->cap)
+			for (i = hash & (c->cap - 1); c->vals[i]; i = (i + 1) & (c->cap - 1))
+				if (c->hashes[i] == hash &&
+				    !memcmp(&c->ids[i * w], id, w * sizeof(*id)))
+					return c->vals[i];
+	}
+	if (build_key(r, smp, t, f))
+		return NULL;
+	e = hist_get(h, (const char *)r->key.data, r->key.len);
+	if (e && r->fast_keys && id_cache_insert(c, w, id, hash, e))
+		return NULL;
+	return e;
+}
+
+/* ---- call graph names ------------------------------------------------------ */
+
+static size_t name_hash(uint64_t key)
+{
+	return (size_t)XXH3_64bits(&key, sizeof(key));
+}
+
+/*
+ * The interned call graph name of a frame named @src, a string that
+ * outlives the report, with " (inlined)" added for an @inlined frame.
+ * NULL on -ENOMEM.
+ */
+static const char *cg_name(struct report *r, const char *src, bool inlined)
+{
+	struct name_cache *c = &r->cg_names;
+	uint64_t key = (uint64_t)(uintptr_t)src << 1 | inlined;
+	char buf[300];
+	const char *name;
+	size_t i;
+
+	if (c->cap)
+		for (i = name_hash(key) & (c->cap - 1); c->names[i]; i = (i + 1) & (c->cap - 1))
+			if (c->keys[i] == key)
+				return c->names[i];
+	if (inlined) {
+		snprintf(buf, sizeof(buf), "%s (inlined)", src);
+		src = buf;
+	}
+	name = ana_intern(&r->strings, src);
+	if (!name)
+		return NULL;
+	if ((c->nr + 1) * 2 > c->cap) {
+		struct name_cache n = { .cap = c->cap ? c->cap * 2 : 1024 };
+
+		n.keys = malloc(n.cap * sizeof(*n.keys));
+		n.names = calloc(n.cap, sizeof(*n.names));
+		if (!n.keys || !n.names) {
+			free(n.keys);
+			free(n.names);
+			return NULL;
+		}
+		for (i = 0; i < c->cap; i++) {
+			size_t j;
+
+			if (!c->names[i])
+				continue;
+			for (j = name_hash(c->keys[i]) & (n.cap - 1); n.names[j];
+			     j = (j + 1) & (n.cap - 1))
+				;
+			n.keys[j] = c->keys[i];
+			n.names[j] = c->names[i];
+		}
+		n.nr = c->nr;
+		free(c->keys);
+		free(c->names);
+		*c = n;
+	}
+	for (i = name_hash(key) & (c->cap - 1); c->names[i]; i = (i + 1) & (c->cap - 1))
+		;
+	c->keys[i] = key;
+	c->names[i] = name;
+	c->nr++;
+	return name;
+}
+
+/* ---- stack memos ---------------------------------------------------------------- */
+
+/*
+ * Make the memo key of sample @smp of @t in @h: the stack key, cpumode,
+ * histogram, the keys' sample values and the callchain (or ip).  False
+ * when the sample is not to be memoized (it is unwound, or its callchain
+ * is too long).
+ */
+static bool memo_key(struct report *r, const struct ana_sample *smp, struct ana_thread *t,
+		     const struct hist *h)
+{
+	struct memo_table *mt = &r->memos;
+	bool chain = smp->nr_callchain && smp->callchain;
+	uint64_t nr_chain = chain ? smp->nr_callchain : 0, n;
+	uint64_t *k = mt->key;
+
+	/* A walk of one frame reads the callchain up to its first address. */
+	if (chain && !r->children && !r->callgraph)
+		for (nr_chain = 1; nr_chain < smp->nr_callchain &&
+				   smp->callchain[nr_chain - 1] >= PERF_CONTEXT_MAX; nr_chain++)
+			;
+	n = 4 + r->id_words + (chain ? nr_chain : 1);
+
+	if (n > MEMO_MAX_WORDS)
+		return false;
+	k[0] = ana_machine_stack_key(r->m, t, smp);
+	if (!k[0])
+		return false;
+	k[1] = smp->cpumode;
+	k[2] = (uint64_t)(h - r->hists);
+	k[3] = nr_chain;
+	key_identity(r, smp, t, NULL, k + 4);
+	if (chain)
+		memcpy(k + 4 + r->id_words, smp->callchain, nr_chain * sizeof(*k));
+	else
+		k[4 + r->id_words] = smp->ip;
+	mt->nr_key = (uint32_t)n;
+	mt->hash = XXH3_64bits(k, n * sizeof(*k));
+	return true;
+}
+
+static struct stack_memo *memo_find(const struct memo_table *mt)
+{
+	struct stack_memo *m;
+
+	if (!mt->cap)
+		return NULL;
+	for (m = mt->tab[mt->hash & (mt->cap - 1)]; m; m = m->chain)
+		if (m->hash == mt->hash && m->nr_key == mt->nr_key &&
+		    !memcmp(m->key, mt->key, mt->nr_key * sizeof(*m->key)))
+			return m;
+	return NULL;
+}
+
+static void memo_clear(struct memo_table *mt)
+{
+	size_t i;
+
+	for (i = 0; i < mt->cap; i++) {
+		while (mt->tab[i]) {
+			struct stack_memo *m = mt->tab[i];
+
+			mt->tab[i] = m->chain;
+			free(m);
+		}
+	}
+	mt->nr = 0;
+	mt->bytes = 0;
+}
+
+/*
+ * Remember what the current sample resolved to, under the key memo_key()
+ * made: its leaf entry @self (NULL when @filtered), the r->stack_entries
+ * of --children and the r->cg_path of -g.  Returns 0 or -ENOMEM.
+ */
+static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_children,
+		    bool filtered)
+{
+	struct memo_table *mt = &r->memos;
+	unsigned nr_names = filtered || !r->callgraph ? 0 : r->nr_cg_path;
+	size_t size = sizeof(struct stack_memo) + mt->nr_key * sizeof(uint64_t) +
+		      nr_children * sizeof(struct hist_entry *) + nr_names * sizeof(const char *);
+	struct stack_memo *m;
+	size_t i;
+
+	if (mt->bytes + size > MEMO_MAX_BYTES)
+		memo_clear(mt);
+	if (mt->nr >= mt->cap) {
+		size_t cap = mt->cap ? mt->cap * 2 : 1024;
+		struct stack_memo **tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return -ENOMEM;
+		for (i = 0; i < mt->cap; i++) {
+			while (mt->tab[i]) {
+				m = mt->tab[i];
+				mt->tab[i] = m->chain;
+				m->chain = tab[m->hash & (cap - 1)];
+				tab[m->hash & (cap - 1)] = m;
+			}
+		}
+		free(mt->tab);
+		mt->tab = tab;
+		mt->cap = cap;
+	}
+	m = malloc(size);
+	if (!m)
+		return -ENOMEM;
+	/* The arrays follow the struct, words first: all 8-byte aligned. */
+	m->key = (uint64_t *)(m + 1);
+	m->children = (struct hist_entry **)(m->key + mt->nr_key);
+	m->names = (const char **)(m->children + nr_children);
+	memcpy(m->key, mt->key, mt->nr_key * sizeof(*m->key));
+	memcpy(m->children, r->stack_entries, nr_children * sizeof(*m->children));
+	memcpy(m->names, r->cg_path, nr_names * sizeof(*m->names));
+	m->hash = mt->hash;
+	m->nr_key = mt->nr_key;
+	m->nr_children = nr_children;
+	m->nr_names = nr_names;
+	m->self = self;
+	m->filtered = filtered;
+	m->chain = mt->tab[m->hash & (mt->cap - 1)];
+	mt->tab[m->hash & (mt->cap - 1)] = m;
+	mt->nr++;
+	mt->bytes += size;
+	return 0;
+}
+
+/* Add a sample of @period with memo @m to @h, as process_sample() would. */
+static int memo_apply(struct report *r, struct hist *h, const struct stack_memo *m,
+		      uint64_t period)
+{
+	uint32_t i;
+
+	if (m->filtered) {
+		r->filtered++;
+		return 0;
+	}
+	h->samples++;
+	h->period += period;
+	m->self->samples++;
+	m->self->period += period;
+	if (r->callgraph) {
+		int err = cg_add(&m->self->cg, m->names, m->nr_names, period);
+
+		if (err)
+			return err;
+	}
+	for (i = 0; i < m->nr_children; i++)
+		m->children[i]->children += period;
+	return 0;
+}
+
 /* ---- samples ------------------------------------------------------------------ */
 
 static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
@@ -279,15 +692,14 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	/* Inlined functions are frames of their own in the call graph. */
 	if (r->callgraph && r->inline_frames && loc->kind == ANA_LOC_SYM) {
 		for (i = 0; i < loc->sym->nr_inl && r->nr_frames < MAX_FRAMES - 1; i++) {
-			char name[300];
-
 			f = &r->frames[r->nr_frames++];
 			f->loc = *loc;
 			f->inlined = true;
-			snprintf(name, sizeof(name), "%s (inlined)", loc->sym->inl[i].name);
-			f->name = ana_intern(&r->strings, name);
-			if (!f->name)
+			f->name = cg_name(r, loc->sym->inl[i].name, true);
+			if (!f->name) {
+				r->frame_err = -ENOMEM;
 				return -ENOMEM;
+			}
 		}
 	}
 	f = &r->frames[r->nr_frames++];
@@ -296,19 +708,26 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	f->name = ana_loc_sym_name(loc, buf, sizeof(buf));
 	/* The call graph compares names by pointer, and a made-up name lives
 	 * in @buf: those are interned; a symbol's name lasts as it is. */
-	if (r->callgraph || f->name == buf)
-		f->name = ana_intern(&r->strings, f->name);
-	return f->name ? 0 : -ENOMEM;
+	if (f->name == buf)
+		f->name = ana_intern(&r->strings, buf);
+	else if (r->callgraph)
+		f->name = cg_name(r, f->name, false);
+	if (!f->name) {
+		r->frame_err = -ENOMEM;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
-static int add_callgraph(struct report *r, struct hist_entry *e, unsigned from, uint64_t period)
+/* Add the current stack to @e's call graph, its path kept in r->cg_path. */
+static int add_callgraph(struct report *r, struct hist_entry *e, uint64_t period)
 {
-	const char *names[MAX_FRAMES];
+	const char **names = r->cg_path;
 	unsigned n = 0, i;
 
 	/* Callee order: the entry's frame, then its callers; caller order:
 	 * from the outermost caller down to the entry's frame. */
-	for (i = from; i < r->nr_frames; i++)
+	for (i = 0; i < r->nr_frames; i++)
 		names[n++] = r->frames[i].name;
 	if (r->caller) {
 		for (i = 0; i < n / 2; i++) {
@@ -318,17 +737,19 @@ static int add_callgraph(struct report *r, struct hist_entry *e, unsigned from, 
 			names[n - 1 - i] = x;
 		}
 	}
+	r->nr_cg_path = n;
 	return cg_add(&e->cg, names, n, period);
 }
 
 static int process_sample(struct report *r, const struct ana_record *rec)
 {
 	const struct ana_sample *smp = &rec->u.sample;
-	uint64_t seen[64];
+	struct hist_entry *e, *self;
+	struct stack_memo *memo;
 	struct ana_thread *t;
 	struct hist *h;
-	struct hist_entry *e;
-	unsigned i, nr_seen = 0, leaf;
+	unsigned i, leaf, nr_children = 0;
+	bool memoize;
 	int err;
 
 	if (r->only_event && (!smp->evt || strcmp(smp->evt->name, r->only_event)))
@@ -338,53 +759,53 @@ static int process_sample(struct report *r, const struct ana_record *rec)
 		return -ENOMEM;
 	if (!ana_filter_thread(&r->filter, smp, t))
 		goto filtered;
+	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
+	memoize = r->memo_on && memo_key(r, smp, t, h);
+	if (memoize && (memo = memo_find(&r->memos)))
+		return memo_apply(r, h, memo, smp->period);
 	r->nr_frames = 0;
+	r->frame_err = 0;
 	ana_machine_walk_stack(r->m, t, smp, r->want,
 			       (r->children || r->callgraph) ? 0 : 1, collect_frame, r);
+	if (r->frame_err)
+		return r->frame_err;
 	if (!r->nr_frames)
 		return 0;
 	/* The entry's symbol is the ELF symbol, as perf shows it; the inlined
 	 * functions before it are call graph frames only. */
 	for (leaf = 0; leaf + 1 < r->nr_frames && r->frames[leaf].inlined; leaf++)
 		;
-	if (!ana_filter_frame(&r->filter, &r->frames[leaf].loc, r->frames[leaf].name))
+	if (!ana_filter_frame(&r->filter, &r->frames[leaf].loc, r->frames[leaf].name)) {
+		if (memoize && (err = memo_add(r, NULL, 0, true)))
+			return err;
 		goto filtered;
-	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
+	}
 	h->samples++;
 	h->period += smp->period;
-	if (build_key(r, smp, t, &r->frames[leaf]))
+	self = hist_find(r, h, smp, t, &r->frames[leaf]);
+	if (!self)
 		return -ENOMEM;
-	e = hist_get(h, (const char *)r->key.data, r->key.len);
-	if (!e)
-		return -ENOMEM;
-	e->samples++;
-	e->period += smp->period;
-	if (r->callgraph && (err = add_callgraph(r, e, 0, smp->period)))
+	self->samples++;
+	self->period += smp->period;
+	if (r->callgraph && (err = add_callgraph(r, self, smp->period)))
 		return err;
-	if (!r->children)
-		return 0;
-	/* Children: every entry on the stack once, whatever the recursion. */
-	for (i = leaf; i < r->nr_frames; i++) {
-		uint64_t hash;
-		unsigned j;
-
-		if (r->frames[i].inlined)
-			continue;
-		if (build_key(r, smp, t, &r->frames[i]))
-			return -ENOMEM;
-		hash = XXH3_64bits(r->key.data, r->key.len);
-		for (j = 0; j < nr_seen && seen[j] != hash; j++)
-			;
-		if (j < nr_seen)
-			continue;
-		if (nr_seen < AMB_ARRAY_SIZE(seen))
-			seen[nr_seen++] = hash;
-		e = hist_get(h, (const char *)r->key.data, r->key.len);
-		if (!e)
-			return -ENOMEM;
-		e->children += smp->period;
+	if (r->children) {
+		/* Children: every entry on the stack once, whatever the recursion. */
+		r->stamp++;
+		for (i = leaf; i < r->nr_frames; i++) {
+			if (r->frames[i].inlined)
+				continue;
+			e = hist_find(r, h, smp, t, &r->frames[i]);
+			if (!e)
+				return -ENOMEM;
+			if (e->stamp == r->stamp)
+				continue;
+			e->stamp = r->stamp;
+			e->children += smp->period;
+			r->stack_entries[nr_children++] = e;
+		}
 	}
-	return 0;
+	return memoize ? memo_add(r, self, nr_children, false) : 0;
 filtered:
 	r->filtered++;
 	return 0;
@@ -649,6 +1070,7 @@ static int parse_sort(struct report *r, const char *arg)
 	if (!copy)
 		return -ENOMEM;
 	r->nr_keys = 0;
+	r->fast_keys = true;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct sort_key *k;
 		size_t i;
@@ -676,7 +1098,11 @@ static int parse_sort(struct report *r, const char *arg)
 		k->per_frame = k->kind == SK_DSO || k->kind == SK_SYM || k->kind == SK_SRCLINE;
 		if (k->kind == SK_SRCLINE)
 			r->want |= ANA_SYM_SRCLINE | ANA_SYM_INLINE;
+		/* Source lines and tracepoint fields are formatted per sample. */
+		if (k->kind == SK_SRCLINE || k->kind == SK_FIELD)
+			r->fast_keys = false;
 	}
+	r->id_words = 2 * r->nr_keys;
 	free(copy);
 	if (!err && !r->nr_keys)
 		err = -EINVAL;
@@ -855,7 +1281,11 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		goto out_args;
 	r.frames = malloc(MAX_FRAMES * sizeof(*r.frames));
-	if (!r.frames) {
+	r.cg_path = malloc(MAX_FRAMES * sizeof(*r.cg_path));
+	r.stack_entries = malloc(MAX_FRAMES * sizeof(*r.stack_entries));
+	r.memos.key = malloc(MEMO_MAX_WORDS * sizeof(*r.memos.key));
+	r.memo_on = r.fast_keys;
+	if (!r.frames || !r.cg_path || !r.stack_entries || !r.memos.key) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -935,12 +1365,19 @@ out:
 		hist_free(&r.hists[i]);
 	free(r.hists);
 	free(r.frames);
+	free(r.cg_path);
+	free(r.stack_entries);
+	memo_clear(&r.memos);
+	free(r.memos.tab);
+	free(r.memos.key);
 	ana_tp_free(r.tp);
 	ana_machine_free(r.m);
 	ana_dso_table_free(r.dsos);
 	ana_embed_free(emb);
 	ana_session_close(r.s);
 	ana_intern_free(&r.strings);
+	free(r.cg_names.keys);
+	free(r.cg_names.names);
 	ana_filter_free(&r.filter);
 	amb_buf_free(&r.key);
 	amb_buf_free(&r.val);

@@ -86,9 +86,24 @@ struct ana_unwinder {
 	unsigned nr_frames, cap_frames;
 };
 
+/*
+ * Separate debug files are never looked for.  libdwfl reads a module's
+ * .eh_frame first and turns to .debug_frame only for a frame .eh_frame
+ * cannot unwind (the outermost one of every stack, whose return address
+ * is undefined); finding that in a separate debug file costs opening it
+ * and inflating all of its compressed DWARF, once per process, only to
+ * find the same rule.  The ELF's own .debug_frame is still used.
+ */
+static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return -1;
+}
+
 static const Dwfl_Callbacks uw_dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = uw_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -1,21 +1,26 @@
 #!/bin/sh
-# tests/bench/analyze.sh BUILD - analyzer speed and memory: `amber-analyze
-# report` and `script` against `perf report --stdio` and `perf script`, side
-# by side in one run (issue 4's targets: at least 3x faster, peak RSS below
-# perf's, and memory flat in the length of the recording).
+# tests/bench/analyze.sh BUILD - analyzer speed and memory against perf,
+# each amber command beside the perf command that does the same work
+# (issue 4's targets: at least 3x faster, peak RSS below perf's, and memory
+# flat in the length of the recording):
+#
+#   amber-analyze report                       perf report --stdio --no-children -g none
+#   amber-analyze report --children -g caller  perf report --stdio --children
+#                                              (what perf shows by default on -g data)
+#   amber-analyze script                       perf script
 #
 # The two-thread workload (build/programs/workload) is recorded once with
 # `perf record -e cpu-clock -F 10000 -g` and once with amber-rec with the same
 # settings; BENCH_ANALYZE_WORK (900, about 400K samples on a 2-core machine)
 # sets its --work.  Each analyzer run is repeated BENCH_REPEAT times (3),
 # stdout to /dev/null, and the best wall time and the peak RSS of that run
-# are shown (/usr/bin/time -f '%e %M'), with the amber/perf ratios.
+# are shown (/usr/bin/time -f '%e %M').  The two recorders do not capture
+# the same number of samples, so the speedup is given twice: as perf's
+# wall time over amber's, and as amber's samples per second over perf's
+# (the fair one when the counts differ).
 #
-# Two more rows for context, not targets: `report --children -g` (the
-# call-graph report perf shows by default on a -g recording) against the
-# same `perf report --stdio`, and the memory check: amber on a recording
-# 10x shorter (--work / 10), whose peak RSS must be at least 1/1.5 of the
-# full one's.
+# The memory check: amber on a recording 10x shorter (--work / 10), whose
+# peak RSS must be at least 1/1.5 of the full one's.
 B=${1:-build}
 cd "$(dirname "$0")/../.." || exit 2
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -99,12 +104,13 @@ measure() {
 
 : >"$TMP/rows"
 measure amber-report "$ANA" report "$TMP/full.amber"
+measure amber-report-cg "$ANA" report --children -g caller "$TMP/full.amber"
 measure amber-script "$ANA" script "$TMP/full.amber"
-measure amber-report-g "$ANA" report --children -g "$TMP/full.amber"
 measure amber-report-short "$ANA" report "$TMP/short.amber"
 measure amber-script-short "$ANA" script "$TMP/short.amber"
 if [ $have_perf = yes ]; then
-	measure perf-report perf report --stdio -i "$TMP/perf.data"
+	measure perf-report perf report --stdio --no-children -g none -i "$TMP/perf.data"
+	measure perf-report-cg perf report --stdio --children -i "$TMP/perf.data"
 	measure perf-script perf script -i "$TMP/perf.data"
 fi
 
@@ -114,25 +120,40 @@ echo "bench analyze: workload --threads 2 --work $WORK, $SETTINGS, best of $REPE
 echo "bench analyze: samples: amber $AMBER_SAMPLES, perf $PERF_SAMPLES; short recording (--work $SHORT_WORK): $SHORT_SAMPLES"
 [ $have_perf = yes ] || echo "bench analyze: perf is not installed or cannot record: perf rows skipped"
 echo
-awk '
-function ratio(a, b) { return (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
+awk -v na="$AMBER_SAMPLES" -v np="$PERF_SAMPLES" \
+	-v short_work="$SHORT_WORK" -v ns="$SHORT_SAMPLES" '
+function num(x) { return x ~ /^[0-9.]+$/ }
+function ratio(a, b) { return (num(a) && num(b) && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
+function rate(n, s) { return (num(n) && num(s) && s + 0 > 0) ? sprintf("%.0f", n / s) : "-" }
 function mb(kb) { return kb ~ /^[0-9]+$/ ? sprintf("%.1f", kb / 1024) : "?" }
 { n++; label[n] = $1; sec[$1] = $2; kb[$1] = $3 }
 END {
-	fmt = "%-20s %8s %10s\n"
-	printf fmt, "run", "wall s", "peak MB"
-	for (i = 1; i <= n; i++)
-		printf fmt, label[i], sec[label[i]], mb(kb[label[i]])
-	printf "\n%-30s %10s %10s %10s %10s\n", "amber vs perf", "time x", "speedup", "RSS x", "target"
-	row("report", "amber-report", "perf-report", "speedup >= 3, RSS x < 1")
+	cmd["amber-report"] = "amber-analyze report"
+	cmd["amber-report-cg"] = "amber-analyze report --children -g caller"
+	cmd["amber-script"] = "amber-analyze script"
+	cmd["amber-report-short"] = "amber-analyze report (--work " short_work ")"
+	cmd["amber-script-short"] = "amber-analyze script (--work " short_work ")"
+	cmd["perf-report"] = "perf report --stdio --no-children -g none"
+	cmd["perf-report-cg"] = "perf report --stdio --children"
+	cmd["perf-script"] = "perf script"
+	fmt = "%-46s %8s %8s %12s %8s\n"
+	printf fmt, "command", "samples", "wall s", "samples/s", "peak MB"
+	for (i = 1; i <= n; i++) {
+		l = label[i]
+		smp = l ~ /short/ ? ns : l ~ /^perf/ ? np : na
+		printf fmt, cmd[l], smp, sec[l], rate(smp, sec[l]), mb(kb[l])
+	}
+	printf "\n%-34s %9s %9s %7s   %s\n", "amber vs perf", "speedup", "rate x", "RSS x", "target"
+	row("report (self only)", "amber-report", "perf-report", "speedup >= 3, RSS x < 1")
+	row("report --children, call graphs", "amber-report-cg", "perf-report-cg", "speedup >= 3, RSS x < 1")
 	row("script", "amber-script", "perf-script", "speedup >= 3, RSS x < 1")
-	row("report --children -g", "amber-report-g", "perf-report", "(context)")
-	printf "\n%-30s %10s %10s\n", "memory, full vs 10x shorter", "RSS x", "target"
-	printf "%-30s %10s %10s\n", "report", ratio(kb["amber-report"], kb["amber-report-short"]), "< 1.5"
-	printf "%-30s %10s %10s\n", "script", ratio(kb["amber-script"], kb["amber-script-short"]), "< 1.5"
+	printf "(speedup: perf wall time / amber wall time; rate x: amber samples/s / perf samples/s)\n"
+	printf "\n%-34s %9s %9s\n", "memory, full vs 10x shorter", "RSS x", "target"
+	printf "%-34s %9s %9s\n", "report", ratio(kb["amber-report"], kb["amber-report-short"]), "< 1.5"
+	printf "%-34s %9s %9s\n", "script", ratio(kb["amber-script"], kb["amber-script-short"]), "< 1.5"
 }
 function row(name, a, p, target) {
 	if (!(p in sec)) return
-	printf "%-30s %10s %10s %10s   %s\n", name, ratio(sec[a], sec[p]), ratio(sec[p], sec[a]),
-		ratio(kb[a], kb[p]), target
+	printf "%-34s %9s %9s %7s   %s\n", name, ratio(sec[p], sec[a]),
+		ratio(rate(na, sec[a]), rate(np, sec[p])), ratio(kb[a], kb[p]), target
 }' "$TMP/rows"

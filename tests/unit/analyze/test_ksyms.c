@@ -3,6 +3,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,12 +109,108 @@ static void test_malformed(void **state)
 	ana_ksyms_free(k);
 }
 
+/* A fixed-seed xorshift: the same "random" table on every run. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+#define NR_RAND_SYMS 3000
+
+/*
+ * What ana_ksyms_find() must answer, by brute force over the symbols in
+ * text order: the highest start at or below @addr, and of the aliases
+ * starting there the first in the text; the highest symbol of all covers
+ * 1 MiB only.
+ */
+static size_t find_expected(const uint64_t *addr, size_t nr, uint64_t a)
+{
+	size_t best = SIZE_MAX, i;
+	uint64_t top = 0;
+
+	for (i = 0; i < nr; i++) {
+		top = addr[i] > top ? addr[i] : top;
+		if (addr[i] <= a && (best == SIZE_MAX || addr[i] > addr[best]))
+			best = i;
+	}
+	if (best != SIZE_MAX && addr[best] == top && a - top >= (1u << 20))
+		return SIZE_MAX;
+	return best;
+}
+
+/*
+ * Tables in address order (no sort needed) and out of order (sorted):
+ * lookups agree with brute force, aliases included.
+ */
+static void check_random_table(bool in_order)
+{
+	static uint64_t addr[NR_RAND_SYMS];
+	char *text = malloc(NR_RAND_SYMS * 40), *p = text;
+	struct ana_ksyms *k;
+	uint64_t x = 0x9e3779b97f4a7c15ull, base = 0xffffffff81000000ull;
+	size_t i;
+
+	assert_non_null(text);
+	for (i = 0; i < NR_RAND_SYMS; i++) {
+		if (in_order)
+			/* Ascending, with some aliases (steps of 0). */
+			addr[i] = (i ? addr[i - 1] : base) + next_rand(&x) % 4 * 0x10;
+		else if (i && next_rand(&x) % 8 == 0)
+			addr[i] = addr[next_rand(&x) % i];   /* an alias, elsewhere in the text */
+		else
+			addr[i] = base + next_rand(&x) % 0x1000000;
+		p += sprintf(p, "%016llx %c s%zu\n", (unsigned long long)addr[i],
+			     "tTwW"[i % 4], i);
+	}
+	k = ana_ksyms_parse(text, (size_t)(p - text));
+	assert_non_null(k);
+	assert_int_equal(ana_ksyms_count(k), NR_RAND_SYMS);
+	for (i = 0; i < 2 * NR_RAND_SYMS; i++) {
+		/* Mostly symbol starts and the bytes around them. */
+		uint64_t a = i % 2 ? addr[next_rand(&x) % NR_RAND_SYMS] + next_rand(&x) % 3 - 1 :
+				     base - 0x100 + next_rand(&x) % (in_order ? 0x200000 : 0x1200000);
+		size_t want = find_expected(addr, NR_RAND_SYMS, a);
+		const struct ana_ksym *s;
+		char name[32];
+		uint64_t off;
+
+		s = ana_ksyms_find(k, a, &off);
+		if (want == SIZE_MAX) {
+			assert_null(s);
+			continue;
+		}
+		assert_non_null(s);
+		snprintf(name, sizeof(name), "s%zu", want);
+		assert_string_equal(s->name, name);
+		assert_int_equal(off, a - addr[want]);
+	}
+	ana_ksyms_free(k);
+	free(text);
+}
+
+static void test_random_in_order(void **state)
+{
+	(void)state;
+	check_random_table(true);
+}
+
+static void test_random_out_of_order(void **state)
+{
+	(void)state;
+	check_random_table(false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_and_find),
 		cmocka_unit_test(test_restricted),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_random_in_order),
+		cmocka_unit_test(test_random_out_of_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

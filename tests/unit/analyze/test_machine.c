@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,37 @@ static void test_threads(void **state)
 	assert_string_equal(ana_thread_comm(t), ":301");
 	assert_int_equal(ana_machine_thread_count(f->m), 4);
 	assert_null(ana_machine_find_thread(f->m, 999));
+}
+
+/* A command name's pointer outlives renames and is never reused for
+ * another name (reports use it as the name's identity). */
+static void test_comm_pointers(void **state)
+{
+	struct fixture *f = *state;
+	struct ana_thread *t;
+	const char *first, *second;
+	int i;
+
+	comm(f->m, 7, 7, "first", false);
+	t = ana_machine_find_thread(f->m, 7);
+	assert_non_null(t);
+	first = ana_thread_comm(t);
+	comm(f->m, 7, 7, "first", false);
+	assert_ptr_equal(ana_thread_comm(t), first);   /* same name, same string */
+	comm(f->m, 7, 7, "second", true);
+	second = ana_thread_comm(t);
+	assert_ptr_not_equal(second, first);
+	assert_string_equal(first, "first");            /* still readable */
+	for (i = 0; i < 100; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		comm(f->m, 7, 7, name, false);
+		assert_ptr_not_equal(ana_thread_comm(t), first);
+		assert_ptr_not_equal(ana_thread_comm(t), second);
+	}
+	assert_string_equal(first, "first");
+	assert_string_equal(second, "second");
 }
 
 static void test_mmap_overlap(void **state)
@@ -221,13 +253,79 @@ static void test_resolve_unknown(void **state)
 	assert_string_equal(ana_loc_dso_name(&loc), "[kernel.kallsyms]");
 }
 
+/*
+ * Resolved addresses are cached: a remap, an exec, a fork and new kernel
+ * symbols must each be seen by the next lookup, and the stack key must
+ * change with them.
+ */
+static void test_resolve_after_changes(void **state)
+{
+	static const char ksyms[] = "ffffffff81000000 T first_name\n";
+	static const char ksyms2[] = "ffffffff81000000 T second_name\n";
+	struct fixture *f = *state;
+	struct ana_sample smp = { .pid = 9, .tid = 9, .ip = 0x1100 };
+	struct ana_thread *t, *child;
+	struct ana_loc loc;
+	uint64_t key;
+
+	comm(f->m, 9, 9, "app", false);
+	t = ana_machine_find_thread(f->m, 9);
+	mmap2(f->m, 9, 0x1000, 0x1000, 0, "/nonexistent/a.so");
+	key = ana_machine_stack_key(f->m, t, &smp);
+	assert_int_not_equal(key, 0);
+	assert_int_equal(ana_machine_stack_key(f->m, t, &smp), key);
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_string_equal(ana_loc_dso_name(&loc), "a.so");
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_string_equal(ana_loc_dso_name(&loc), "a.so");
+
+	/* Remapped: another DSO at the same address. */
+	mmap2(f->m, 9, 0x1000, 0x1000, 0, "/nonexistent/b.so");
+	assert_int_not_equal(ana_machine_stack_key(f->m, t, &smp), key);
+	key = ana_machine_stack_key(f->m, t, &smp);
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
+	assert_int_equal(loc.map->start, 0x1000);
+
+	/* A forked process has an address space (and key) of its own. */
+	fork_(f->m, PERF_RECORD_FORK, 10, 9, 10, 9);
+	child = ana_machine_find_thread(f->m, 10);
+	assert_int_not_equal(ana_machine_stack_key(f->m, child, &smp), key);
+	ana_machine_resolve(f->m, child, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
+
+	/* Exec empties it. */
+	comm(f->m, 9, 9, "app2", true);
+	assert_int_not_equal(ana_machine_stack_key(f->m, t, &smp), key);
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
+	ana_machine_resolve(f->m, child, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
+
+	/* Kernel addresses follow the kernel symbols in use. */
+	key = ana_machine_stack_key(f->m, NULL, &smp);
+	ana_machine_set_ksyms(f->m, ana_ksyms_parse(ksyms, sizeof(ksyms) - 1));
+	assert_int_not_equal(ana_machine_stack_key(f->m, NULL, &smp), key);
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_KERNEL, 0xffffffff81000010ull,
+			    0xffffffff81000010ull, 0, &loc);
+	assert_int_equal(loc.kind, ANA_LOC_KERNEL);
+	assert_string_equal(loc.ksym->name, "first_name");
+	ana_machine_set_ksyms(f->m, ana_ksyms_parse(ksyms2, sizeof(ksyms2) - 1));
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_KERNEL, 0xffffffff81000010ull,
+			    0xffffffff81000010ull, 0, &loc);
+	assert_string_equal(loc.ksym->name, "second_name");
+	assert_int_equal(loc.offset, 0x10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comm_pointers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mmap_overlap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork_exec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_after_changes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
