@@ -41,6 +41,7 @@
 
 struct diff_args {
 	const char *base, *new_path, *output, *title, *event, *symfs;
+	bool no_debuginfod;
 	enum flame_key key;
 	bool all, json, absolute, flame, negate;
 	double alpha, min_width;
@@ -261,7 +262,8 @@ static void usage(FILE *f)
 "      --minwidth PX       --flame: leave out frames narrower than PX (0.1)\n"
 "  -e, --event NAME        only samples of this event\n"
 FLAME_FILTER_HELP
-"      --symfs DIR         look for files under DIR\n");
+"      --symfs DIR         look for files under DIR\n"
+"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n");
 }
 
 static int parse_sort(struct diff_args *a, const char *arg)
@@ -281,7 +283,7 @@ static int parse_sort(struct diff_args *a, const char *arg)
 static int parse_args(struct diff_args *a, int argc, char **argv)
 {
 	enum { O_ABSOLUTE = 256, O_ALL, O_ALPHA, O_JSON, O_FLAME, O_NEGATE, O_TITLE, O_WIDTH,
-	       O_MINWIDTH, O_SYMFS, O_FILTER };
+	       O_MINWIDTH, O_SYMFS, O_NO_DEBUGINFOD, O_FILTER };
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "absolute", no_argument, NULL, O_ABSOLUTE },
@@ -296,6 +298,7 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 		{ "minwidth", required_argument, NULL, O_MINWIDTH },
 		{ "event", required_argument, NULL, 'e' },
 		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "help", no_argument, NULL, 'h' },
 		FLAME_FILTER_OPTIONS(O_FILTER),
 		{ NULL, 0, NULL, 0 },
@@ -335,6 +338,7 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 			break;
 		case 'e': a->event = optarg; break;
 		case O_SYMFS: a->symfs = optarg; break;
+		case O_NO_DEBUGINFOD: a->no_debuginfod = true; break;
 		case O_FILTER: err = flame_filter_option(&a->filter, opts[idx].name, optarg); break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -EINVAL;
@@ -365,7 +369,7 @@ static int load_both(struct diff *d)
 	const char *paths[2] = { d->a->base, d->a->new_path };
 	struct flame_load_opts lo = {
 		.filter = &d->a->filter, .key = d->a->flame ? FLAME_KEY_STACK : d->a->key,
-		.comm = true, .inline_frames = true, .symfs = d->a->symfs, .event = d->a->event,
+		.comm = true, .inline_frames = true, .symfs = d->a->symfs, .no_debuginfod = d->a->no_debuginfod, .event = d->a->event,
 	};
 	int err;
 

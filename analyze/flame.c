@@ -42,11 +42,13 @@ static void usage(FILE *f)
 "      --no-inline         no frames for inlined functions\n"
 "  -e, --event NAME        only samples of this event\n"
 FLAME_FILTER_HELP
-"      --symfs DIR         look for files under DIR\n");
+"      --symfs DIR         look for files under DIR\n"
+"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n");
 }
 
 struct flame_args {
 	const char *path, *output, *title, *event, *symfs;
+	bool no_debuginfod;
 	bool folded, reverse, period, no_comm, no_inline;
 	unsigned width;
 	double min_width;
@@ -57,7 +59,7 @@ struct flame_args {
 static int parse_args(struct flame_args *a, int argc, char **argv)
 {
 	enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_TITLE, O_WIDTH, O_MINWIDTH, O_NO_COMM,
-	       O_NO_INLINE, O_SYMFS, O_FILTER };
+	       O_NO_INLINE, O_SYMFS, O_NO_DEBUGINFOD, O_FILTER };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "folded", no_argument, NULL, O_FOLDED },
@@ -70,6 +72,7 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
 		{ "event", required_argument, NULL, 'e' },
 		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "help", no_argument, NULL, 'h' },
 		FLAME_FILTER_OPTIONS(O_FILTER),
 		{ NULL, 0, NULL, 0 },
@@ -110,6 +113,7 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 		case O_NO_INLINE: a->no_inline = true; break;
 		case 'e': a->event = optarg; break;
 		case O_SYMFS: a->symfs = optarg; break;
+		case O_NO_DEBUGINFOD: a->no_debuginfod = true; break;
 		case O_FILTER: err = flame_filter_option(&a->filter, opts[idx].name, optarg); break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -EINVAL;
@@ -153,7 +157,7 @@ int cmd_flame(int argc, char **argv)
 	lo = (struct flame_load_opts){
 		.filter = &a.filter, .key = FLAME_KEY_STACK, .period = a.period,
 		.reverse = a.reverse, .comm = !a.no_comm, .inline_frames = !a.no_inline,
-		.symfs = a.symfs, .event = a.event,
+		.symfs = a.symfs, .no_debuginfod = a.no_debuginfod, .event = a.event,
 	};
 	err = flame_load(a.path, t, 0, &lo, &st);
 	if (err) {

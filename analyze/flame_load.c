@@ -152,7 +152,7 @@ int flame_load(const char *path, struct stk_tree *t, unsigned slot,
 	       const struct flame_load_opts *o, struct flame_load_stats *st)
 {
 	struct loader l = { .o = o, .t = t, .slot = slot };
-	struct ana_dso_opts dopts = { .symfs = o->symfs };
+	struct ana_dso_opts dopts = { .symfs = o->symfs, .no_debuginfod = o->no_debuginfod };
 	struct ana_session *s = NULL;
 	struct ana_dso_table *dsos = NULL;
 	struct ana_embed *emb = NULL;

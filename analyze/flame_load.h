@@ -29,6 +29,7 @@ struct flame_load_opts {
 	bool comm;                  /* FLAME_KEY_STACK: the command as outermost frame */
 	bool inline_frames;         /* FLAME_KEY_STACK: inlined functions as frames */
 	const char *symfs;          /* --symfs, or NULL */
+	bool no_debuginfod;         /* --no-debuginfod */
 	const char *event;          /* only samples of this event; NULL: all */
 };
 

@@ -1170,6 +1170,7 @@ static void usage(FILE *f)
 "  -e, --event NAME       only this event (default: each event in turn)\n"
 "      --percent-limit P  hide entries below P%%\n"
 "      --symfs DIR        look for files under DIR\n"
+"      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
 "      --json             JSON instead of text\n"
 "      --stdio            text output (the only mode)\n");
 }
@@ -1178,7 +1179,7 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 		      struct ana_dso_opts *dopts)
 {
 	enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PID, O_TID, O_COMM, O_DSO, O_SYM, O_TIME,
-	       O_PLIMIT, O_SYMFS, O_JSON, O_STDIO, O_NO_INLINE };
+	       O_PLIMIT, O_SYMFS, O_NO_DEBUGINFOD, O_JSON, O_STDIO, O_NO_INLINE };
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "children", no_argument, NULL, O_CHILDREN },
@@ -1197,6 +1198,7 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 		{ "event", required_argument, NULL, 'e' },
 		{ "percent-limit", required_argument, NULL, O_PLIMIT },
 		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "stdio", no_argument, NULL, O_STDIO },
 		{ "input", required_argument, NULL, 'i' },
@@ -1237,6 +1239,7 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 			break;
 		}
 		case O_SYMFS: dopts->symfs = optarg; break;
+		case O_NO_DEBUGINFOD: dopts->no_debuginfod = true; break;
 		case O_JSON: r->json = true; break;
 		case O_STDIO: break;
 		case 'i': *path = optarg; break;

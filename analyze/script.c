@@ -357,12 +357,13 @@ static void usage(FILE *f)
 "      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
 "  -e, --event NAME       only this event\n"
 "      --symfs DIR        look for files under DIR\n"
+"      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
 "      --json             one JSON object per sample\n");
 }
 
 int cmd_script(int argc, char **argv)
 {
-	enum { O_PID = 256, O_TID, O_COMM, O_DSO, O_SYM, O_TIME, O_SYMFS, O_JSON, O_MAXSTACK,
+	enum { O_PID = 256, O_TID, O_COMM, O_DSO, O_SYM, O_TIME, O_SYMFS, O_NO_DEBUGINFOD, O_JSON, O_MAXSTACK,
 	       O_NO_INLINE };
 	static const struct option opts[] = {
 		{ "fields", required_argument, NULL, 'F' },
@@ -377,6 +378,7 @@ int cmd_script(int argc, char **argv)
 		{ "time", required_argument, NULL, O_TIME },
 		{ "event", required_argument, NULL, 'e' },
 		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
@@ -412,6 +414,7 @@ int cmd_script(int argc, char **argv)
 		case O_TIME: err = ana_filter_set(&sc.filter, ANA_FILTER_TIME, optarg); break;
 		case 'e': sc.only_event = optarg; break;
 		case O_SYMFS: dopts.symfs = optarg; break;
+		case O_NO_DEBUGINFOD: dopts.no_debuginfod = true; break;
 		case O_JSON: sc.json = true; break;
 		case 'i': path = optarg; break;
 		case 'h': usage(stdout); rc = 0; goto out;

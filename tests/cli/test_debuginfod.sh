@@ -110,6 +110,9 @@ t_debuginfod() {
 		XDG_CACHE_HOME="$T/xdg" "$ANA" report --sort sym "$T/w.amber" >"$T/d.txt" 2>"$T/d.err"
 	DEBUGINFOD_URLS=$url ana buildids "$T/w.amber" >"$T/bid.txt" 2>"$T/bid.err"
 	DEBUGINFOD_URLS=$url ana buildids --no-debuginfod "$T/w.amber" >"$T/bid0.txt" 2>/dev/null
+	for c in report script flame; do
+		DEBUGINFOD_URLS=$url ana $c --no-debuginfod "$T/w.amber" >"$T/nd-$c.txt" 2>/dev/null
+	done
 	stop_server
 
 	if grep -q hot_a "$T/plain.txt"; then
@@ -129,6 +132,13 @@ t_debuginfod() {
 		fail debuginfod_buildids "--no-debuginfod still found the workload: $(tr '\n' '|' <"$T/bid0.txt")"
 	else
 		ok debuginfod_buildids
+	fi
+	if grep -l hot_a "$T/nd-report.txt" "$T/nd-script.txt" "$T/nd-flame.txt"; then
+		fail debuginfod_optout "--no-debuginfod still symbolized through the server"
+	elif ! [ -s "$T/nd-report.txt" ] || ! [ -s "$T/nd-flame.txt" ]; then
+		fail debuginfod_optout "report or flame printed nothing with --no-debuginfod"
+	else
+		ok debuginfod_optout
 	fi
 }
 
