@@ -256,6 +256,7 @@ struct amb_reader;
 int amb_reader_open(const char *path, unsigned flags, struct amb_reader **out);
 void amb_reader_close(struct amb_reader *r);
 
+/* The checked file header, and the file size seen at open. */
 const struct amb_file_header *amb_reader_header(const struct amb_reader *r);
 uint64_t amb_reader_file_size(const struct amb_reader *r);
 
@@ -389,6 +390,8 @@ int amb_cursor_bytes(struct amb_cursor *c, size_t n, const uint8_t **p);
  * repeated { u32 key_len; key; u32 value_len; value }.
  */
 struct amb_buf;
+/* Append one pair to @b (nothing on error).  -E2BIG for a key over 4096
+ * bytes or a value over 4 GiB, -ENOMEM. */
 int amb_kv_put(struct amb_buf *b, const char *key, const void *val, size_t len);
 int amb_kv_put_str(struct amb_buf *b, const char *key, const char *val);
 
@@ -398,7 +401,9 @@ struct amb_kv {
 	const uint8_t *val;
 	uint32_t val_len;
 };
-/* 1 and the next pair in *kv, 0 at the end, or -AMB_E_TRUNCATED. */
+/* 1 and the next pair in *kv, 0 at the end, or -AMB_E_TRUNCATED,
+ * -AMB_E_TOO_BIG (key over 4096 bytes), -AMB_E_CORRUPT (NUL in the key);
+ * @c does not move on error. */
 int amb_kv_next(struct amb_cursor *c, struct amb_kv *kv);
 
 /*
@@ -416,6 +421,13 @@ struct amb_event_entry {
 	const uint8_t *ids;    /* nr_ids little-endian u64 sample ids */
 };
 #define AMB_EVENT_FALLBACK 1u  /* opened in place of an unavailable event */
+/*
+ * _put appends one entry to @b (nothing on error): -E2BIG over a §7 cap,
+ * -ENOMEM.  _next decodes the entry at @c into @e, pointing into the
+ * payload (no copies): 1, 0 at the end, or -AMB_E_TRUNCATED /
+ * -AMB_E_TOO_BIG / -AMB_E_RESERVED without moving @c.  The same holds for
+ * the BUILDID and COUNTS pairs below.
+ */
 int amb_event_put(struct amb_buf *b, const struct amb_event_entry *e);
 int amb_event_next(struct amb_cursor *c, struct amb_event_entry *e);
 
@@ -460,8 +472,12 @@ struct amb_file_entry {
 };
 enum amb_file_kind { AMB_FILE_ELF = 0, AMB_FILE_DEBUG = 1, AMB_FILE_VDSO = 2,
 		     AMB_FILE_ELF_MINI = 3 };
-/* Header of a FILE payload; the caller appends data_len bytes after it. */
+/* Header of a FILE payload; the caller appends data_len bytes after it.
+ * -E2BIG over a §7 cap, -EINVAL when the part lies outside file_size. */
 int amb_file_put_header(struct amb_buf *b, const struct amb_file_entry *e);
+/* Decode the FILE payload of @len bytes into @e (pointers into it):
+ * 0, -AMB_E_TRUNCATED, -AMB_E_TOO_BIG, -AMB_E_RESERVED or -AMB_E_CORRUPT
+ * (part outside file_size, §5.5). */
 int amb_file_parse(const void *payload, size_t len, struct amb_file_entry *e);
 
 #endif /* AMB_FORMAT_H */

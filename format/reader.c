@@ -263,10 +263,22 @@ again:
 		return err;
 	}
 	err = amb_block_hdr_decode(p->in, need, &h, why, sizeof(why));
-	if (!err && h.header_len != hlen) {
-		/* A longer header (a later minor, §3): read again with it. */
-		hlen = h.header_len;
+	/*
+	 * A longer header (a later minor, §3): read again with its length,
+	 * once.  It may not even fit the first read when the payload is
+	 * small (-AMB_E_TRUNCATED); decode has checked the magic and the
+	 * header_len range by then.
+	 */
+	if ((!err || err == -AMB_E_TRUNCATED) && hlen == AMB_BLOCK_HDR_SIZE &&
+	    amb_get_le16(p->in + 4) != hlen) {
+		hlen = amb_get_le16(p->in + 4);
 		goto again;
+	}
+	if (!err && h.header_len != hlen) {
+		/* The header changed between the two reads. */
+		snprintf(why, sizeof(why), "header_len changed from %zu to %u while reading",
+			 hlen, h.header_len);
+		err = -AMB_E_CORRUPT;
 	}
 	if (err) {
 		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: %s", i, off, why);
@@ -454,7 +466,7 @@ static int index_parse(struct amb_reader *r, const uint8_t *data, size_t len,
 static int reader_try_index(struct amb_reader *r, char *why, size_t why_len)
 {
 	uint8_t tbuf[AMB_TRAILER_BLOCK_SIZE], ibuf[AMB_BLOCK_HDR_MAX];
-	uint64_t toff, index_offset, block_count, data_end;
+	uint64_t toff, index_offset, block_count, data_end, max_raw;
 	struct amb_block_info tinfo, iinfo;
 	struct amb_payload *p = NULL;
 	struct amb_block_hdr th, ih;
@@ -509,6 +521,17 @@ static int reader_try_index(struct amb_reader *r, char *why, size_t why_len)
 		snprintf(why, why_len, "no index block of the right size at offset %llu",
 			 (unsigned long long)index_offset);
 		return -AMB_E_INDEX;
+	}
+	/* FORMAT.md §7 Caps: decoding the index never allocates more than
+	 * AMB_INDEX_ENTRY_SIZE per block the file can hold before it. */
+	max_raw = AMB_INDEX_PREFIX +
+		  (index_offset - r->hdr.header_len) / AMB_BLOCK_HDR_SIZE * AMB_INDEX_ENTRY_SIZE;
+	if (ih.raw_size > max_raw) {
+		snprintf(why, why_len,
+			 "index at offset %llu: raw_size %llu over the cap of %llu for this file",
+			 (unsigned long long)index_offset, (unsigned long long)ih.raw_size,
+			 (unsigned long long)max_raw);
+		return -AMB_E_TOO_BIG;
 	}
 
 	p = amb_payload_new();

@@ -259,13 +259,25 @@ static void *writer_thread(void *arg)
 		/* After an error queued blocks are dropped: the file must end
 		 * at the last complete block. */
 		if (!err && job->stored)
-			writer_emit(w, &job->desc, job->codec, job->raw_size, job->data, job->len,
-				    job->checksum);
+			err = writer_emit(w, &job->desc, job->codec, job->raw_size, job->data,
+					  job->len, job->checksum);
 		else if (!err)
-			writer_produce(w, &job->desc, job->data, job->len);
+			err = writer_produce(w, &job->desc, job->data, job->len);
 		free(job->data);
 
 		pthread_mutex_lock(&w->lock);
+		/*
+		 * A block this thread could not produce (out of memory: write
+		 * errors are recorded by writer_fail() already) is lost, so
+		 * the caller, who was told "queued", must learn it: it becomes
+		 * the writer's error like a write error.
+		 */
+		if (err && !w->st.error) {
+			w->st.error = err;
+			amb_warn("amber file: block of type %s, %zu bytes, dropped at offset %llu: %s",
+				 amb_block_type_name(job->desc.type), job->len,
+				 (unsigned long long)w->end, amb_strerror(err));
+		}
 		w->st.queued_bytes -= job->len;
 		w->busy = false;
 		pthread_cond_broadcast(&w->cond);

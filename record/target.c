@@ -132,19 +132,27 @@ static int init_cpus(struct rec_target *t, const char *list, char *err, size_t e
 /* Child side of the fork: wait for the go byte, exec, report errno. */
 static void __attribute__((noreturn)) child_main(int go_rd, int err_wr, char **argv)
 {
+	ssize_t r;
 	char c;
 	int e;
 
-	/* If amber-rec dies before saying go, the read returns 0. */
+	/* amber-rec's handlers only set its stop flag: the command gets the
+	 * defaults, also while it waits below. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (read(go_rd, &c, 1) != 1)
+	signal(SIGHUP, SIG_DFL);
+	/* If amber-rec dies before saying go, the read returns 0. */
+	do
+		r = read(go_rd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
 		_exit(127);
 	close(go_rd);
 	execvp(argv[0], argv);
 	e = errno;
-	if (write(err_wr, &e, sizeof(e)) < 0)
-		_exit(127);
+	do
+		r = write(err_wr, &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
 	_exit(127);
 }
 
@@ -262,13 +270,19 @@ int rec_target_start(struct rec_target *t)
 
 	if (t->go_fd < 0)
 		return 0;
-	r = write(t->go_fd, "g", 1);
+	/* Our SIGINT/SIGTERM handlers have no SA_RESTART: retry after them,
+	 * or an exec failure would pass for success. */
+	do
+		r = write(t->go_fd, "g", 1);
+	while (r < 0 && errno == EINTR);
 	close(t->go_fd);
 	t->go_fd = -1;
 	if (r != 1)
 		return -EPIPE;
 	/* EOF when exec succeeded (the pipe is close-on-exec). */
-	r = read(t->err_fd, &e, sizeof(e));
+	do
+		r = read(t->err_fd, &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
 	close(t->err_fd);
 	t->err_fd = -1;
 	return r == (ssize_t)sizeof(e) ? -e : 0;

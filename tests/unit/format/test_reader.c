@@ -352,6 +352,55 @@ static void test_warnings(void **state)
 	tmpdir_free(dir);
 }
 
+/*
+ * FORMAT.md §3/§8: a later minor may write block headers longer than 80
+ * bytes.  A small payload behind a 96-byte header must load (the first read
+ * of a block assumes 80 bytes and has to read again).
+ */
+static void test_long_block_header(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *a = tpath(dir, "a.amber");
+	struct amb_block_desc d = { .type = AMB_BLOCK_META, .stream = AMB_STREAM_NONE };
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	struct amb_reader *r;
+	struct amb_payload *p;
+	uint8_t out[64 + 96 + 5];
+	const void *data;
+	uint8_t *in;
+	size_t len;
+
+	(void)state;
+	amb_writer_opts_init(&o);
+	o.zstd_level = 0;
+	assert_int_equal(amb_writer_open(a, &o, &w), 0);
+	assert_int_equal(amb_writer_append(w, &d, "hello", 5), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+	in = slurp(a, &len);
+	assert_non_null(in);
+	/* File header, then the block's first 72 bytes, 16 bytes of unknown
+	 * header extension, and the header checksum at header_len - 8. */
+	memcpy(out, in, 64 + 72);
+	memset(out + 64 + 72, 0, 16);
+	amb_put_le16(out + 64 + 4, 96);
+	amb_put_le64(out + 64 + 88, amb_checksum(out + 64, 88));
+	memcpy(out + 64 + 96, "hello", 5);
+	free(in);
+	const char *b = tpath(dir, "b.amber");
+	assert_int_equal(spew(b, out, sizeof(out)), 0);
+
+	assert_int_equal(amb_reader_open(b, 0, &r), 0);
+	assert_int_equal(amb_reader_block_count(r), 1);
+	p = amb_payload_new();
+	assert_int_equal(amb_reader_load(r, 0, p, &data, &len), 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(data, "hello", 5);
+	amb_payload_free(p);
+	amb_reader_close(r);
+	tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_long_block_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
