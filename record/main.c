@@ -445,7 +445,7 @@ static bool run_loop(struct session *s, int *wstatus)
 			sleep_ms(LOOP_MS);
 		if (s->target.child > 0) {
 			kill(s->target.child, SIGKILL);
-			waitpid(s->target.child, &st, 0);
+			rec_reap(s->target.child, &st);
 			s->target.child = 0;
 		}
 		*wstatus = st;
@@ -580,7 +580,7 @@ int main(int argc, char **argv)
 	if (err) {
 		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->opts.argv[0], strerror(-err));
 		ret = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NO_EXEC;
-		waitpid(s->target.child, NULL, 0);
+		rec_reap(s->target.child, NULL);
 		s->target.child = 0;
 		err = 0;
 		exec_failed = true;

@@ -133,6 +133,9 @@ void rec_target_free(struct rec_target *t);
  * array.  Returns the count or -errno (-ESRCH when it does not exist). */
 int rec_proc_threads(pid_t pid, pid_t **out);
 
+/* waitpid(@pid, @wstatus, 0), retried on EINTR.  Returns waitpid's value. */
+pid_t rec_reap(pid_t pid, int *wstatus);
+
 /* ---- evsel.c ------------------------------------------------------------- */
 
 /* Sampling settings common to every event (rec_attr_apply). */

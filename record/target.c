@@ -322,11 +322,23 @@ void rec_target_free(struct rec_target *t)
 		close(t->err_fd);
 	if (t->child > 0) {
 		kill(t->child, SIGTERM);
-		waitpid(t->child, NULL, 0);
+		rec_reap(t->child, NULL);
 	}
 	free(t->cpus);
 	free(t->threads);
 	free(t->procs);
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = -1;
+}
+
+pid_t rec_reap(pid_t pid, int *wstatus)
+{
+	pid_t r;
+
+	/* Our handlers run without SA_RESTART: a stop signal must not leave a
+	 * zombie behind. */
+	do
+		r = waitpid(pid, wstatus, 0);
+	while (r < 0 && errno == EINTR);
+	return r;
 }
