@@ -23,6 +23,13 @@
 
 /* ---- commands (one file each; main.c dispatches) ------------------------ */
 
+/*
+ * `amber-analyze NAME ARGS...`: @argv[0] is the command's name.  Each
+ * prints its output and its own errors ("amber-analyze: error: ...") and
+ * returns the exit status: 0 success, 1 the work failed (or, for verify
+ * and dump, problems were found), 2 a usage error or an unreadable file.
+ */
+
 int cmd_info(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -158,6 +165,7 @@ struct ana_session;
 int ana_session_open(const char *path, struct ana_session **out);
 void ana_session_close(struct ana_session *s);
 
+/* The format reader of @s (owned by @s). */
 struct amb_reader *ana_session_reader(struct ana_session *s);
 
 /* META value for @key as a NUL-terminated string, or NULL. */
@@ -173,6 +181,8 @@ const char *ana_session_tracefs(const struct ana_session *s, const char *key, si
 /* KSYMS text (NUL-terminated), or NULL when none was recorded. */
 const char *ana_session_ksyms(const struct ana_session *s, size_t *len);
 
+/* Number of EVENT_ATTR entries, and the @i-th one (owned by @s; @i must be
+ * below the count). */
 size_t ana_session_event_count(const struct ana_session *s);
 const struct ana_event *ana_session_event(const struct ana_session *s, size_t i);
 /* The event whose ids include @id, or NULL. */
@@ -185,6 +195,7 @@ struct ana_buildid {
 	uint8_t kind;          /* enum amb_dso_kind */
 	char *path;
 };
+/* Number of build-id table entries, and the @i-th one (owned by @s). */
 size_t ana_session_buildid_count(const struct ana_session *s);
 const struct ana_buildid *ana_session_buildid(const struct ana_session *s, size_t i);
 
@@ -215,6 +226,7 @@ struct ana_session_stats {
 	uint64_t bad_records;
 	uint64_t first_time, last_time;
 };
+/* Copy into @st the counts of the last ana_session_for_each(). */
 void ana_session_get_stats(const struct ana_session *s, struct ana_session_stats *st);
 
 /* ---- perf record parsing ----------------------------------------------------- */

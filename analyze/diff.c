@@ -40,13 +40,12 @@
 #define SLOT_NEW 1
 
 struct diff_args {
-	const char *base, *new_path, *output, *title, *event, *symfs;
-	bool no_debuginfod;
+	const char *base, *new_path, *output, *title;
 	enum flame_key key;
 	bool all, json, absolute, flame, negate;
 	double alpha, min_width;
 	unsigned width;
-	struct ana_filter filter;
+	struct ana_sample_opts sample;  /* filters, -e, --symfs, --no-debuginfod */
 };
 
 /* One symbol (or source line) of either recording. */
@@ -283,7 +282,7 @@ static int parse_sort(struct diff_args *a, const char *arg)
 static int parse_args(struct diff_args *a, int argc, char **argv)
 {
 	enum { O_ABSOLUTE = 256, O_ALL, O_ALPHA, O_JSON, O_FLAME, O_NEGATE, O_TITLE, O_WIDTH,
-	       O_MINWIDTH, O_SYMFS, O_NO_DEBUGINFOD, O_FILTER };
+	       O_MINWIDTH };
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "absolute", no_argument, NULL, O_ABSOLUTE },
@@ -296,18 +295,15 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 		{ "title", required_argument, NULL, O_TITLE },
 		{ "width", required_argument, NULL, O_WIDTH },
 		{ "minwidth", required_argument, NULL, O_MINWIDTH },
-		{ "event", required_argument, NULL, 'e' },
-		{ "symfs", required_argument, NULL, O_SYMFS },
-		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "help", no_argument, NULL, 'h' },
-		FLAME_FILTER_OPTIONS(O_FILTER),
+		ANA_SAMPLE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, idx, err;
+	int c, err;
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:o:e:h", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:e:h", opts, NULL)) != -1) {
 		err = 0;
 		switch (c) {
 		case 's': err = parse_sort(a, optarg); break;
@@ -336,12 +332,14 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 			if (end == optarg || *end || !(a->min_width >= 0))
 				err = -EINVAL;
 			break;
-		case 'e': a->event = optarg; break;
-		case O_SYMFS: a->symfs = optarg; break;
-		case O_NO_DEBUGINFOD: a->no_debuginfod = true; break;
-		case O_FILTER: err = flame_filter_option(&a->filter, opts[idx].name, optarg); break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -EINVAL;
+		default:
+			err = ana_sample_option(&a->sample, c, optarg);
+			if (err > 0) {
+				usage(stderr);
+				return -EINVAL;
+			}
+			break;
 		}
 		if (err) {
 			fprintf(stderr, "amber-analyze: error: diff: bad option argument '%s': %s\n",
@@ -368,8 +366,8 @@ static int load_both(struct diff *d)
 {
 	const char *paths[2] = { d->a->base, d->a->new_path };
 	struct flame_load_opts lo = {
-		.filter = &d->a->filter, .key = d->a->flame ? FLAME_KEY_STACK : d->a->key,
-		.comm = true, .inline_frames = true, .symfs = d->a->symfs, .no_debuginfod = d->a->no_debuginfod, .event = d->a->event,
+		.sample = &d->a->sample, .key = d->a->flame ? FLAME_KEY_STACK : d->a->key,
+		.comm = true, .inline_frames = true,
 	};
 	int err;
 
@@ -377,7 +375,7 @@ static int load_both(struct diff *d)
 		err = flame_load(paths[slot], d->t, slot, &lo, &d->st[slot]);
 		if (err) {
 			fprintf(stderr, "amber-analyze: error: diff: %s: %s\n", paths[slot],
-				err == -ENOENT && d->a->event ? "no such event" : amb_strerror(err));
+				err == -ENOENT && d->a->sample.event ? "no such event" : amb_strerror(err));
 			return err;
 		}
 	}
@@ -412,7 +410,7 @@ int cmd_diff(int argc, char **argv)
 	FILE *f = NULL;
 	int err, rc = 2;
 
-	ana_filter_init(&a.filter);
+	ana_sample_opts_init(&a.sample);
 	err = parse_args(&a, argc, argv);
 	if (err) {
 		rc = err > 0 ? 0 : 2;
@@ -420,7 +418,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	rc = 1;
 	d.t = stk_tree_new();
-	if (!d.t || load_both(&d))
+	if (!d.t) {
+		fprintf(stderr, "amber-analyze: error: diff: %s\n", strerror(errno));
+		goto out;
+	}
+	if (load_both(&d))
 		goto out;
 	if (!d.base_total || !d.new_total)
 		amb_warn("diff: %s has no samples to compare",
@@ -463,6 +465,6 @@ out:
 	}
 	free(d.rows);
 	stk_tree_free(d.t);
-	ana_filter_free(&a.filter);
+	ana_sample_opts_free(&a.sample);
 	return rc;
 }

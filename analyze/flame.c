@@ -47,19 +47,18 @@ FLAME_FILTER_HELP
 }
 
 struct flame_args {
-	const char *path, *output, *title, *event, *symfs;
-	bool no_debuginfod;
+	const char *path, *output, *title;
 	bool folded, reverse, period, no_comm, no_inline;
 	unsigned width;
 	double min_width;
-	struct ana_filter filter;
+	struct ana_sample_opts sample;  /* filters, -e, --symfs, --no-debuginfod */
 };
 
 /* Returns 0, 1 after --help, -EINVAL after printing what was wrong. */
 static int parse_args(struct flame_args *a, int argc, char **argv)
 {
 	enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_TITLE, O_WIDTH, O_MINWIDTH, O_NO_COMM,
-	       O_NO_INLINE, O_SYMFS, O_NO_DEBUGINFOD, O_FILTER };
+	       O_NO_INLINE };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "folded", no_argument, NULL, O_FOLDED },
@@ -70,18 +69,15 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 		{ "minwidth", required_argument, NULL, O_MINWIDTH },
 		{ "no-comm", no_argument, NULL, O_NO_COMM },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
-		{ "event", required_argument, NULL, 'e' },
-		{ "symfs", required_argument, NULL, O_SYMFS },
-		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "help", no_argument, NULL, 'h' },
-		FLAME_FILTER_OPTIONS(O_FILTER),
+		ANA_SAMPLE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, idx, err;
+	int c, err;
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:e:h", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:e:h", opts, NULL)) != -1) {
 		err = 0;
 		switch (c) {
 		case 'o': a->output = optarg; break;
@@ -111,12 +107,14 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 			break;
 		case O_NO_COMM: a->no_comm = true; break;
 		case O_NO_INLINE: a->no_inline = true; break;
-		case 'e': a->event = optarg; break;
-		case O_SYMFS: a->symfs = optarg; break;
-		case O_NO_DEBUGINFOD: a->no_debuginfod = true; break;
-		case O_FILTER: err = flame_filter_option(&a->filter, opts[idx].name, optarg); break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -EINVAL;
+		default:
+			err = ana_sample_option(&a->sample, c, optarg);
+			if (err > 0) {
+				usage(stderr);
+				return -EINVAL;
+			}
+			break;
 		}
 		if (err) {
 			fprintf(stderr, "amber-analyze: error: flame: bad option argument '%s': %s\n",
@@ -142,7 +140,7 @@ int cmd_flame(int argc, char **argv)
 	char subtitle[256];
 	int err, rc = 2;
 
-	ana_filter_init(&a.filter);
+	ana_sample_opts_init(&a.sample);
 	err = parse_args(&a, argc, argv);
 	if (err) {
 		rc = err > 0 ? 0 : 2;
@@ -155,14 +153,13 @@ int cmd_flame(int argc, char **argv)
 		goto out;
 	}
 	lo = (struct flame_load_opts){
-		.filter = &a.filter, .key = FLAME_KEY_STACK, .period = a.period,
+		.sample = &a.sample, .key = FLAME_KEY_STACK, .period = a.period,
 		.reverse = a.reverse, .comm = !a.no_comm, .inline_frames = !a.no_inline,
-		.symfs = a.symfs, .no_debuginfod = a.no_debuginfod, .event = a.event,
 	};
 	err = flame_load(a.path, t, 0, &lo, &st);
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: flame: %s: %s\n", a.path,
-			err == -ENOENT && a.event ? "no such event" : amb_strerror(err));
+			err == -ENOENT && a.sample.event ? "no such event" : amb_strerror(err));
 		goto out;
 	}
 	err = stk_tree_sort(t);
@@ -205,6 +202,6 @@ out:
 		rc = 1;
 	}
 	stk_tree_free(t);
-	ana_filter_free(&a.filter);
+	ana_sample_opts_free(&a.sample);
 	return rc;
 }

@@ -17,6 +17,8 @@
 
 struct loader {
 	const struct flame_load_opts *o;
+	struct ana_filter *filter;  /* o->sample's, or NULL */
+	const char *event;          /* o->sample's, or NULL */
 	struct stk_tree *t;
 	unsigned slot;
 	struct ana_machine *m;
@@ -98,12 +100,12 @@ static int add_sample(struct loader *l, const struct ana_sample *smp)
 	unsigned max_depth = o->key == FLAME_KEY_STACK ? 0 : 1;
 	uint64_t w = o->period ? smp->period : 1;
 
-	if (o->event && (!smp->evt || strcmp(smp->evt->name, o->event)))
+	if (l->event && (!smp->evt || strcmp(smp->evt->name, l->event)))
 		return 0;
 	t = ana_machine_thread(l->m, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	if (o->filter && !ana_filter_thread(o->filter, smp, t))
+	if (l->filter && !ana_filter_thread(l->filter, smp, t))
 		goto filtered;
 	l->nr_frames = 0;
 	ana_machine_walk_stack(l->m, t, smp, l->want, max_depth, collect_frame, l);
@@ -111,7 +113,7 @@ static int add_sample(struct loader *l, const struct ana_sample *smp)
 		return l->err;
 	if (!l->nr_frames)
 		goto filtered;
-	if (o->filter && !ana_filter_frame(o->filter, &l->leaf,
+	if (l->filter && !ana_filter_frame(l->filter, &l->leaf,
 					   ana_loc_sym_name(&l->leaf, buf, sizeof(buf))))
 		goto filtered;
 	if (o->key == FLAME_KEY_STACK) {
@@ -141,7 +143,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return ana_machine_process(l->m, rec);
 	l->st.samples++;
-	if (l->o->filter && !ana_filter_time(l->o->filter, rec->u.sample.time)) {
+	if (l->filter && !ana_filter_time(l->filter, rec->u.sample.time)) {
 		l->st.filtered++;
 		return 0;
 	}
@@ -151,14 +153,20 @@ static int on_record(void *ctx, const struct ana_record *rec)
 int flame_load(const char *path, struct stk_tree *t, unsigned slot,
 	       const struct flame_load_opts *o, struct flame_load_stats *st)
 {
+	static const struct ana_dso_opts no_dso_opts;
 	struct loader l = { .o = o, .t = t, .slot = slot };
-	struct ana_dso_opts dopts = { .symfs = o->symfs, .no_debuginfod = o->no_debuginfod };
+	const struct ana_dso_opts *dopts = &no_dso_opts;
 	struct ana_session *s = NULL;
 	struct ana_dso_table *dsos = NULL;
 	struct ana_embed *emb = NULL;
 	size_t i;
 	int err;
 
+	if (o->sample) {
+		l.filter = &o->sample->filter;
+		l.event = o->sample->event;
+		dopts = &o->sample->dso;
+	}
 	if (o->key == FLAME_KEY_SRCLINE)
 		l.want = ANA_SYM_SRCLINE | ANA_SYM_INLINE;
 	else if (o->key == FLAME_KEY_STACK && o->inline_frames)
@@ -166,16 +174,16 @@ int flame_load(const char *path, struct stk_tree *t, unsigned slot,
 	err = ana_session_open(path, &s);
 	if (err)
 		goto out;
-	if (o->filter) {
+	if (l.filter) {
 		/* Relative --time counts from each recording's first sample. */
-		o->filter->first_time = 0;
-		err = ana_filter_prepare(o->filter, s);
+		l.filter->first_time = 0;
+		err = ana_filter_prepare(l.filter, s);
 		if (err)
 			goto out;
 	}
-	if (o->event) {
+	if (l.event) {
 		for (i = 0; i < ana_session_event_count(s); i++)
-			if (!strcmp(ana_session_event(s, i)->name, o->event))
+			if (!strcmp(ana_session_event(s, i)->name, l.event))
 				break;
 		if (i == ana_session_event_count(s)) {
 			err = -ENOENT;
@@ -184,7 +192,7 @@ int flame_load(const char *path, struct stk_tree *t, unsigned slot,
 	}
 	err = -ENOMEM;
 	l.frames = malloc(MAX_FRAMES * sizeof(*l.frames));
-	dsos = ana_dso_table_new(&dopts);
+	dsos = ana_dso_table_new(dopts);
 	l.m = dsos ? ana_machine_new(dsos) : NULL;
 	if (!l.frames || !l.m || ana_embed_attach(s, dsos, &emb) ||
 	    ana_machine_load_session(l.m, s))
@@ -200,21 +208,4 @@ out:
 	free(l.frames);
 	ana_session_close(s);
 	return err;
-}
-
-int flame_filter_option(struct ana_filter *f, const char *name, const char *arg)
-{
-	static const struct {
-		const char *name;
-		enum ana_filter_kind kind;
-	} kinds[] = {
-		{ "pid", ANA_FILTER_PID }, { "tid", ANA_FILTER_TID }, { "comm", ANA_FILTER_COMM },
-		{ "cpu", ANA_FILTER_CPU }, { "dso", ANA_FILTER_DSO }, { "sym", ANA_FILTER_SYM },
-		{ "time", ANA_FILTER_TIME },
-	};
-
-	for (size_t i = 0; i < AMB_ARRAY_SIZE(kinds); i++)
-		if (!strcmp(name, kinds[i].name))
-			return ana_filter_set(f, kinds[i].kind, arg);
-	return -EINVAL;
 }

@@ -22,15 +22,12 @@ enum flame_key {
 };
 
 struct flame_load_opts {
-	struct ana_filter *filter;  /* report's filters; NULL: none */
+	struct ana_sample_opts *sample; /* filters, event, DSO lookup; NULL: none */
 	enum flame_key key;
 	bool period;                /* weigh by period, not by 1 per sample */
 	bool reverse;               /* FLAME_KEY_STACK: leaf first (callee-rooted) */
 	bool comm;                  /* FLAME_KEY_STACK: the command as outermost frame */
 	bool inline_frames;         /* FLAME_KEY_STACK: inlined functions as frames */
-	const char *symfs;          /* --symfs, or NULL */
-	bool no_debuginfod;         /* --no-debuginfod */
-	const char *event;          /* only samples of this event; NULL: all */
 };
 
 struct flame_load_stats {
@@ -42,33 +39,15 @@ struct flame_load_stats {
 
 /*
  * Add the samples of the recording @path to @slot of @t.  @st (may be
- * NULL) receives counts.  Returns 0, an error of ana_session_open(),
+ * NULL) receives counts.  @o->sample's relative --time restarts at the
+ * first sample of @path.  Returns 0, an error of ana_session_open(),
  * -ENODATA when --time needs clock keys the recording lacks, -ENOENT when
- * @o->event names no event of the recording, -ENOMEM.
+ * @o->sample->event names no event of the recording, -ENOMEM.
  */
 int flame_load(const char *path, struct stk_tree *t, unsigned slot,
 	       const struct flame_load_opts *o, struct flame_load_stats *st);
 
-/*
- * The filter options of `report`, as getopt_long entries whose val is
- * @val: --pid --tid --comm --cpu --dso --sym --time.  A command puts
- * FLAME_FILTER_OPTIONS(val) in its option table and hands what getopt
- * returns for @val to flame_filter_option().
- */
-#define FLAME_FILTER_OPTIONS(val)                               \
-	{ "pid", required_argument, NULL, (val) },              \
-	{ "tid", required_argument, NULL, (val) },              \
-	{ "comm", required_argument, NULL, (val) },             \
-	{ "cpu", required_argument, NULL, (val) },              \
-	{ "dso", required_argument, NULL, (val) },              \
-	{ "sym", required_argument, NULL, (val) },              \
-	{ "time", required_argument, NULL, (val) }
-
-/* Apply the filter option @name ("pid", ...) with @arg to @f.  Returns 0,
- * -EINVAL for an unknown name or a malformed argument, -ENOMEM. */
-int flame_filter_option(struct ana_filter *f, const char *name, const char *arg);
-
-/* The filters' lines for a command's usage text. */
+/* The filters' lines for the usage text of `flame` and `diff`. */
 #define FLAME_FILTER_HELP                                                     \
 	"      --pid/--tid LIST    only these processes/threads\n"                \
 	"      --comm LIST         only these commands\n"                         \

@@ -4,6 +4,7 @@
  * its header, tables and block headers, without decoding records (unless
  * --records asks for exact counts).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,24 +161,32 @@ static void print_sum(const char *name, const struct block_sum *b)
 	       ratio(b->raw, b->stored));
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+/* A RING block by its stream, for summing each stream's blocks. */
+struct stream_block {
+	uint32_t stream;
+	size_t block;
+};
 
-	return x < y ? -1 : x > y;
+static int stream_block_cmp(const void *a, const void *b)
+{
+	const struct stream_block *x = a, *y = b;
+
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return x->block < y->block ? -1 : x->block > y->block;
 }
 
 /* Blocks per type and per RING stream; returns -ENOMEM or 0. */
 static int print_blocks(struct amb_reader *r)
 {
 	struct block_sum types[AMB_BLOCK_TYPE_MAX_KNOWN + 2] = { { 0 } }, total = { 0 };
-	size_t n = amb_reader_block_count(r), nstreams = 0;
+	size_t n = amb_reader_block_count(r), nring = 0;
 	uint64_t t0 = 0, t1 = 0;
-	uint32_t *streams;
+	struct stream_block *ring;
 
-	streams = calloc(n ? n : 1, sizeof(*streams));
-	if (!streams)
-		return -1;
+	ring = calloc(n ? n : 1, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct amb_block_info *bi = amb_reader_block(r, i);
 		unsigned t = bi->type <= AMB_BLOCK_TYPE_MAX_KNOWN ? bi->type
@@ -186,11 +195,12 @@ static int print_blocks(struct amb_reader *r)
 		add_block(&types[t], bi);
 		add_block(&total, bi);
 		if (bi->type == AMB_BLOCK_RING)
-			streams[nstreams++] = bi->stream;
+			ring[nring++] = (struct stream_block){ bi->stream, i };
 		if ((bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH) && bi->first_time) {
 			if (!t0 || bi->first_time < t0)
 				t0 = bi->first_time;
-			t1 = AMB_MAX(t1, bi->last_time);
+			/* A damaged block may end before it starts. */
+			t1 = AMB_MAX(t1, AMB_MAX(bi->first_time, bi->last_time));
 		}
 	}
 	printf("\nblocks:           blocks    records      raw bytes   stored bytes   ratio\n");
@@ -200,25 +210,22 @@ static int print_blocks(struct amb_reader *r)
 				  &types[t]);
 	print_sum("total", &total);
 
-	qsort(streams, nstreams, sizeof(*streams), cmp_u32);
-	if (nstreams)
+	/* One pass over the blocks sorted by stream, whatever the number of
+	 * streams a file claims. */
+	qsort(ring, nring, sizeof(*ring), stream_block_cmp);
+	if (nring)
 		printf("\nstreams:          blocks    records      raw bytes   stored bytes   ratio\n");
-	for (size_t i = 0; i < nstreams; i++) {
+	for (size_t i = 0; i < nring;) {
 		struct block_sum b = { 0 };
+		uint32_t stream = ring[i].stream;
 		char name[32];
 
-		if (i && streams[i] == streams[i - 1])
-			continue;
-		for (size_t k = 0; k < n; k++) {
-			const struct amb_block_info *bi = amb_reader_block(r, k);
-
-			if (bi->type == AMB_BLOCK_RING && bi->stream == streams[i])
-				add_block(&b, bi);
-		}
-		snprintf(name, sizeof(name), "cpu %u", streams[i]);
+		for (; i < nring && ring[i].stream == stream; i++)
+			add_block(&b, amb_reader_block(r, ring[i].block));
+		snprintf(name, sizeof(name), "cpu %u", stream);
 		print_sum(name, &b);
 	}
-	free(streams);
+	free(ring);
 
 	if (t0)
 		printf("\ntime:       %llu.%09llu .. %llu.%09llu (%.6f s)\n",

@@ -57,12 +57,14 @@ struct ana_thread *ana_machine_find_thread(const struct ana_machine *m, uint32_t
 /* Number of threads known (alive or exited). */
 size_t ana_machine_thread_count(const struct ana_machine *m);
 
+/* The process and thread ids of @t. */
 uint32_t ana_thread_pid(const struct ana_thread *t);
 uint32_t ana_thread_tid(const struct ana_thread *t);
 /* The thread's current command name; never NULL.  The string lives as long
  * as the machine, also after the thread changes its name, so its pointer
  * identifies the name (equal pointers: equal names). */
 const char *ana_thread_comm(const struct ana_thread *t);
+/* True once an EXIT record for @t was applied. */
 bool ana_thread_exited(const struct ana_thread *t);
 
 /* The mapping of @t's process containing @addr, or NULL. */
@@ -74,7 +76,8 @@ size_t ana_thread_map_count(const struct ana_thread *t);
 /*
  * Take the recording's kernel symbols (KSYMS block) and build-id table
  * (BUILDID blocks) from @s.  Returns 0 or -ENOMEM; a recording without
- * KSYMS leaves kernel addresses unresolved.
+ * KSYMS leaves kernel addresses unresolved.  The kernel symbols are parsed
+ * when the first kernel address is resolved, so @s must outlive @m.
  */
 int ana_machine_load_session(struct ana_machine *m, struct ana_session *s);
 

@@ -139,8 +139,7 @@ struct report {
 	size_t nr_keys;
 	bool children, json, callgraph, caller, inline_frames;
 	double cg_limit, percent_limit;
-	const char *only_event;
-	struct ana_filter filter;
+	struct ana_sample_opts opts;   /* filters, -e, --symfs, --no-debuginfod */
 	/* state */
 	struct ana_session *s;
 	struct ana_dso_table *dsos;
@@ -752,12 +751,12 @@ static int process_sample(struct report *r, const struct ana_record *rec)
 	bool memoize;
 	int err;
 
-	if (r->only_event && (!smp->evt || strcmp(smp->evt->name, r->only_event)))
+	if (r->opts.event && (!smp->evt || strcmp(smp->evt->name, r->opts.event)))
 		return 0;
 	t = ana_machine_thread(r->m, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	if (!ana_filter_thread(&r->filter, smp, t))
+	if (!ana_filter_thread(&r->opts.filter, smp, t))
 		goto filtered;
 	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
 	memoize = r->memo_on && memo_key(r, smp, t, h);
@@ -775,7 +774,7 @@ static int process_sample(struct report *r, const struct ana_record *rec)
 	 * functions before it are call graph frames only. */
 	for (leaf = 0; leaf + 1 < r->nr_frames && r->frames[leaf].inlined; leaf++)
 		;
-	if (!ana_filter_frame(&r->filter, &r->frames[leaf].loc, r->frames[leaf].name)) {
+	if (!ana_filter_frame(&r->opts.filter, &r->frames[leaf].loc, r->frames[leaf].name)) {
 		if (memoize && (err = memo_add(r, NULL, 0, true)))
 			return err;
 		goto filtered;
@@ -820,7 +819,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return ana_machine_process(r->m, rec);
 	r->samples_seen++;
-	if (!ana_filter_time(&r->filter, rec->u.sample.time)) {
+	if (!ana_filter_time(&r->opts.filter, rec->u.sample.time)) {
 		r->filtered++;
 		return 0;
 	}
@@ -1175,34 +1174,21 @@ static void usage(FILE *f)
 "      --stdio            text output (the only mode)\n");
 }
 
-static int parse_args(struct report *r, int argc, char **argv, const char **path,
-		      struct ana_dso_opts *dopts)
+static int parse_args(struct report *r, int argc, char **argv, const char **path)
 {
-	enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PID, O_TID, O_COMM, O_DSO, O_SYM, O_TIME,
-	       O_PLIMIT, O_SYMFS, O_NO_DEBUGINFOD, O_JSON, O_STDIO, O_NO_INLINE };
+	enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE };
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "children", no_argument, NULL, O_CHILDREN },
 		{ "no-children", no_argument, NULL, O_NO_CHILDREN },
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
-		{ "pid", required_argument, NULL, O_PID },
-		{ "tid", required_argument, NULL, O_TID },
-		{ "comm", required_argument, NULL, O_COMM },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "dso", required_argument, NULL, O_DSO },
-		{ "dsos", required_argument, NULL, O_DSO },
-		{ "sym", required_argument, NULL, O_SYM },
-		{ "symbols", required_argument, NULL, O_SYM },
-		{ "time", required_argument, NULL, O_TIME },
-		{ "event", required_argument, NULL, 'e' },
 		{ "percent-limit", required_argument, NULL, O_PLIMIT },
-		{ "symfs", required_argument, NULL, O_SYMFS },
-		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "stdio", no_argument, NULL, O_STDIO },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
+		ANA_SAMPLE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sort = "comm,dso,sym";
@@ -1222,14 +1208,6 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 			err = parse_callgraph(r, optarg);
 			break;
 		case O_NO_INLINE: r->inline_frames = false; break;
-		case O_PID: err = ana_filter_set(&r->filter, ANA_FILTER_PID, optarg); break;
-		case O_TID: err = ana_filter_set(&r->filter, ANA_FILTER_TID, optarg); break;
-		case O_COMM: err = ana_filter_set(&r->filter, ANA_FILTER_COMM, optarg); break;
-		case 'C': err = ana_filter_set(&r->filter, ANA_FILTER_CPU, optarg); break;
-		case O_DSO: err = ana_filter_set(&r->filter, ANA_FILTER_DSO, optarg); break;
-		case O_SYM: err = ana_filter_set(&r->filter, ANA_FILTER_SYM, optarg); break;
-		case O_TIME: err = ana_filter_set(&r->filter, ANA_FILTER_TIME, optarg); break;
-		case 'e': r->only_event = optarg; break;
 		case O_PLIMIT: {
 			char *end;
 
@@ -1238,13 +1216,17 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 				err = -EINVAL;
 			break;
 		}
-		case O_SYMFS: dopts->symfs = optarg; break;
-		case O_NO_DEBUGINFOD: dopts->no_debuginfod = true; break;
 		case O_JSON: r->json = true; break;
 		case O_STDIO: break;
 		case 'i': *path = optarg; break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -EINVAL;
+		default:
+			err = ana_sample_option(&r->opts, c, optarg);
+			if (err > 0) {
+				usage(stderr);
+				return -EINVAL;
+			}
+			break;
 		}
 		if (err) {
 			fprintf(stderr, "amber-analyze: error: report: bad option argument '%s': %s\n",
@@ -1271,7 +1253,6 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { .cg_limit = 0.5, .inline_frames = true };
-	struct ana_dso_opts dopts = { 0 };
 	struct ana_embed *emb = NULL;
 	const char *path = NULL;
 	struct ana_out out;
@@ -1279,8 +1260,8 @@ int cmd_report(int argc, char **argv)
 	int err, rc = 1;
 	size_t i;
 
-	ana_filter_init(&r.filter);
-	err = parse_args(&r, argc, argv, &path, &dopts);
+	ana_sample_opts_init(&r.opts);
+	err = parse_args(&r, argc, argv, &path);
 	if (err)
 		goto out_args;
 	r.frames = malloc(MAX_FRAMES * sizeof(*r.frames));
@@ -1297,12 +1278,12 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "amber-analyze: error: %s: %s\n", path, amb_strerror(err));
 		goto out;
 	}
-	err = ana_filter_prepare(&r.filter, r.s);
+	err = ana_filter_prepare(&r.opts.filter, r.s);
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: report: --time: %s\n", amb_strerror(err));
 		goto out;
 	}
-	r.dsos = ana_dso_table_new(&dopts);
+	r.dsos = ana_dso_table_new(&r.opts.dso);
 	r.m = r.dsos ? ana_machine_new(r.dsos) : NULL;
 	if (!r.m || ana_embed_attach(r.s, r.dsos, &emb) || ana_machine_load_session(r.m, r.s)) {
 		err = -ENOMEM;
@@ -1331,12 +1312,12 @@ int cmd_report(int argc, char **argv)
 	ana_progress_done(&r.progress);
 	if (err < 0)
 		goto out_err;
-	if (r.only_event) {
-		for (i = 0; i + 1 < r.nr_hists && strcmp(r.hists[i].evt->name, r.only_event); i++)
+	if (r.opts.event) {
+		for (i = 0; i + 1 < r.nr_hists && strcmp(r.hists[i].evt->name, r.opts.event); i++)
 			;
 		if (i + 1 == r.nr_hists) {
 			fprintf(stderr, "amber-analyze: error: report: %s: no event '%s' in the recording\n",
-				path, r.only_event);
+				path, r.opts.event);
 			goto out;
 		}
 	}
@@ -1381,12 +1362,12 @@ out:
 	ana_intern_free(&r.strings);
 	free(r.cg_names.keys);
 	free(r.cg_names.names);
-	ana_filter_free(&r.filter);
+	ana_sample_opts_free(&r.opts);
 	amb_buf_free(&r.key);
 	amb_buf_free(&r.val);
 	return rc;
 out_args:
-	ana_filter_free(&r.filter);
+	ana_sample_opts_free(&r.opts);
 	ana_intern_free(&r.strings);
 	return err > 0 ? 0 : 2;
 }

@@ -272,6 +272,50 @@ bool ana_filter_frame(const struct ana_filter *f, const struct ana_loc *loc, con
 	return true;
 }
 
+/* ---- options every sample command takes ---------------------------------- */
+
+void ana_sample_opts_init(struct ana_sample_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	ana_filter_init(&o->filter);
+}
+
+void ana_sample_opts_free(struct ana_sample_opts *o)
+{
+	ana_filter_free(&o->filter);
+}
+
+int ana_sample_option(struct ana_sample_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case ANA_OPT_PID:
+		return ana_filter_set(&o->filter, ANA_FILTER_PID, arg);
+	case ANA_OPT_TID:
+		return ana_filter_set(&o->filter, ANA_FILTER_TID, arg);
+	case ANA_OPT_COMM:
+		return ana_filter_set(&o->filter, ANA_FILTER_COMM, arg);
+	case ANA_OPT_CPU:
+		return ana_filter_set(&o->filter, ANA_FILTER_CPU, arg);
+	case ANA_OPT_DSO:
+		return ana_filter_set(&o->filter, ANA_FILTER_DSO, arg);
+	case ANA_OPT_SYM:
+		return ana_filter_set(&o->filter, ANA_FILTER_SYM, arg);
+	case ANA_OPT_TIME:
+		return ana_filter_set(&o->filter, ANA_FILTER_TIME, arg);
+	case ANA_OPT_EVENT:
+		o->event = arg;
+		return 0;
+	case ANA_OPT_SYMFS:
+		o->dso.symfs = arg;
+		return 0;
+	case ANA_OPT_NO_DEBUGINFOD:
+		o->dso.no_debuginfod = true;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* ---- output -------------------------------------------------------------------- */
 
 void ana_out_init(struct ana_out *o, FILE *f)

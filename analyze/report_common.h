@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze/report_common.h - what `report` and `script` share: sample
- * filters (--pid --tid --comm --cpu --dso --sym --time), buffered output
- * that fits a terminal, a progress line on a terminal's stderr, interned
- * strings, and the source line of a resolved address.
+ * analyze/report_common.h - what the sample commands (`report`, `script`,
+ * `flame`, `diff`) share: sample filters (--pid --tid --comm --cpu --dso
+ * --sym --time) and the options that set them, buffered output that fits a
+ * terminal, a progress line on a terminal's stderr, interned strings, and
+ * the source line of a resolved address.
  */
 #ifndef AMB_ANALYZE_REPORT_COMMON_H
 #define AMB_ANALYZE_REPORT_COMMON_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +41,8 @@ struct ana_filter {
 	uint64_t first_time;            /* first sample's time, 0 until seen */
 };
 
+/* An empty filter: everything passes.  ana_filter_free() frees what
+ * ana_filter_set() added and leaves @f empty again. */
 void ana_filter_init(struct ana_filter *f);
 void ana_filter_free(struct ana_filter *f);
 
@@ -66,6 +70,66 @@ bool ana_filter_thread(const struct ana_filter *f, const struct ana_sample *s,
 /* True when the frame @loc named @sym passes --dso and --sym. */
 bool ana_filter_frame(const struct ana_filter *f, const struct ana_loc *loc, const char *sym);
 
+/* ---- options every sample command takes ---------------------------------- */
+
+/*
+ * getopt_long values of ANA_SAMPLE_OPTIONS.  -C and -e keep their letters
+ * so that a command may list "C:" and "e:" among its short options; the
+ * others lie above any character a command uses for its own options.
+ */
+enum ana_sample_opt {
+	ANA_OPT_CPU = 'C',
+	ANA_OPT_EVENT = 'e',
+	ANA_OPT_PID = 0x1000,
+	ANA_OPT_TID,
+	ANA_OPT_COMM,
+	ANA_OPT_DSO,
+	ANA_OPT_SYM,
+	ANA_OPT_TIME,
+	ANA_OPT_SYMFS,
+	ANA_OPT_NO_DEBUGINFOD,
+};
+
+/*
+ * getopt_long entries of the options report, script, flame and diff share:
+ * --pid --tid --comm --cpu --dso(s) --sym(bols) --time --event --symfs
+ * --no-debuginfod.  A command puts ANA_SAMPLE_OPTIONS in its option table
+ * and hands every value its own switch does not know to
+ * ana_sample_option(): a new filter is added here and there only.
+ */
+#define ANA_SAMPLE_OPTIONS                                                  \
+	{ "pid", required_argument, NULL, ANA_OPT_PID },                    \
+	{ "tid", required_argument, NULL, ANA_OPT_TID },                    \
+	{ "comm", required_argument, NULL, ANA_OPT_COMM },                  \
+	{ "cpu", required_argument, NULL, ANA_OPT_CPU },                    \
+	{ "dso", required_argument, NULL, ANA_OPT_DSO },                    \
+	{ "dsos", required_argument, NULL, ANA_OPT_DSO },                   \
+	{ "sym", required_argument, NULL, ANA_OPT_SYM },                    \
+	{ "symbols", required_argument, NULL, ANA_OPT_SYM },                \
+	{ "time", required_argument, NULL, ANA_OPT_TIME },                  \
+	{ "event", required_argument, NULL, ANA_OPT_EVENT },                \
+	{ "symfs", required_argument, NULL, ANA_OPT_SYMFS },                \
+	{ "no-debuginfod", no_argument, NULL, ANA_OPT_NO_DEBUGINFOD }
+
+/* What ANA_SAMPLE_OPTIONS set. */
+struct ana_sample_opts {
+	struct ana_filter filter;
+	struct ana_dso_opts dso;   /* --symfs, --no-debuginfod */
+	const char *event;         /* -e: only samples of this event; NULL: all */
+};
+
+/* Defaults: no filter, no event, no --symfs. */
+void ana_sample_opts_init(struct ana_sample_opts *o);
+/* Free the filters (the strings of @o point into argv and are not freed). */
+void ana_sample_opts_free(struct ana_sample_opts *o);
+
+/*
+ * Apply the option getopt_long returned as @c, with @arg (optarg), to @o.
+ * Returns 0; 1 when @c is none of ANA_SAMPLE_OPTIONS (the command's usage
+ * error); -EINVAL for a malformed argument, -ENOMEM.  @arg must outlive @o.
+ */
+int ana_sample_option(struct ana_sample_opts *o, int c, const char *arg);
+
 /* ---- output -------------------------------------------------------------------- */
 
 /* Bytes gathered before one fwrite (when lines are not cut). */
@@ -85,9 +149,11 @@ struct ana_out {
 	bool error;
 };
 
+/* Start output to @f (borrowed); lines are cut when @f is a terminal. */
 void ana_out_init(struct ana_out *o, FILE *f);
 /* Never cut lines (JSON). */
 void ana_out_no_cut(struct ana_out *o);
+/* printf into @o; a failure is remembered for ana_out_finish(). */
 void ana_out_printf(struct ana_out *o, const char *fmt, ...) AMB_PRINTF(2, 3);
 /* @s as a JSON string literal, with the quotes. */
 void ana_out_json(struct ana_out *o, const char *s);
@@ -108,11 +174,13 @@ static inline void ana_out_write(struct ana_out *o, const void *p, size_t n)
 	ana_out_write_slow(o, p, n);
 }
 
+/* Append the string @s. */
 static inline void ana_out_str(struct ana_out *o, const char *s)
 {
 	ana_out_write(o, s, strlen(s));
 }
 
+/* Append the byte @c. */
 static inline void ana_out_char(struct ana_out *o, char c)
 {
 	if (o->buf && !o->width && o->len < ANA_OUT_BUF) {
@@ -139,7 +207,12 @@ struct ana_progress {
 	bool tty, shown;
 };
 
-/* Show progress only when stderr is a terminal. */
+/*
+ * A record counter on stderr, shown only when stderr is a terminal (the
+ * one place outside a cmd_* function that writes there: it is the
+ * commands' own progress line).  _tick() counts a record and redraws
+ * every 2^18 of them; _done() erases the line.  @what is borrowed.
+ */
 void ana_progress_init(struct ana_progress *p, const char *what);
 void ana_progress_tick(struct ana_progress *p);
 void ana_progress_done(struct ana_progress *p);
@@ -155,6 +228,7 @@ struct ana_intern {
 /* The stored copy of @s (added if new), or NULL on -ENOMEM.  Valid until
  * ana_intern_free(). */
 const char *ana_intern(struct ana_intern *in, const char *s);
+/* Free every stored string; @in is empty (and reusable) after. */
 void ana_intern_free(struct ana_intern *in);
 
 /* ---- source lines ------------------------------------------------------------------ */

@@ -40,8 +40,7 @@ struct script {
 	unsigned fields;
 	bool json, inline_frames;
 	unsigned max_stack;
-	const char *only_event;
-	struct ana_filter filter;
+	struct ana_sample_opts opts;   /* filters, -e, --symfs, --no-debuginfod */
 	struct ana_session *s;
 	struct ana_dso_table *dsos;
 	struct ana_machine *m;
@@ -209,23 +208,23 @@ static int process_sample(struct script *sc, const struct ana_sample *smp)
 	unsigned want = 0;
 	bool tracepoint = smp->evt && smp->evt->tracepoint;
 
-	if (sc->only_event && (!smp->evt || strcmp(smp->evt->name, sc->only_event)))
+	if (sc->opts.event && (!smp->evt || strcmp(smp->evt->name, sc->opts.event)))
 		return 0;
 	t = ana_machine_thread(sc->m, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	if (!ana_filter_thread(&sc->filter, smp, t))
+	if (!ana_filter_thread(&sc->opts.filter, smp, t))
 		return 0;
 	if (sc->fields & F_SRCLINE)
 		want |= ANA_SYM_SRCLINE;
 	if (sc->inline_frames)
 		want |= ANA_SYM_INLINE;
-	if (sc->filter.dsos || sc->filter.syms) {
+	if (sc->opts.filter.dsos || sc->opts.filter.syms) {
 		struct ana_loc loc;
 		char name[128];
 
 		ana_machine_resolve(sc->m, t, smp->cpumode, smp->ip, smp->ip, 0, &loc);
-		if (!ana_filter_frame(&sc->filter, &loc, ana_loc_sym_name(&loc, name, sizeof(name))))
+		if (!ana_filter_frame(&sc->opts.filter, &loc, ana_loc_sym_name(&loc, name, sizeof(name))))
 			return 0;
 	}
 	if (sc->json) {
@@ -310,7 +309,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	ana_progress_tick(&sc->progress);
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return ana_machine_process(sc->m, rec);
-	if (!ana_filter_time(&sc->filter, rec->u.sample.time))
+	if (!ana_filter_time(&sc->opts.filter, rec->u.sample.time))
 		return 0;
 	return process_sample(sc, &rec->u.sample);
 }
@@ -363,34 +362,23 @@ static void usage(FILE *f)
 
 int cmd_script(int argc, char **argv)
 {
-	enum { O_PID = 256, O_TID, O_COMM, O_DSO, O_SYM, O_TIME, O_SYMFS, O_NO_DEBUGINFOD, O_JSON, O_MAXSTACK,
-	       O_NO_INLINE };
+	enum { O_JSON = 256, O_MAXSTACK, O_NO_INLINE };
 	static const struct option opts[] = {
 		{ "fields", required_argument, NULL, 'F' },
 		{ "max-stack", required_argument, NULL, O_MAXSTACK },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
-		{ "pid", required_argument, NULL, O_PID },
-		{ "tid", required_argument, NULL, O_TID },
-		{ "comm", required_argument, NULL, O_COMM },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "dso", required_argument, NULL, O_DSO },
-		{ "sym", required_argument, NULL, O_SYM },
-		{ "time", required_argument, NULL, O_TIME },
-		{ "event", required_argument, NULL, 'e' },
-		{ "symfs", required_argument, NULL, O_SYMFS },
-		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
+		ANA_SAMPLE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct script sc = { .fields = DEFAULT_FIELDS, .inline_frames = true };
-	struct ana_dso_opts dopts = { 0 };
 	struct ana_embed *emb = NULL;
 	const char *path = NULL;
 	int c, err = 0, rc = 2;
 
-	ana_filter_init(&sc.filter);
+	ana_sample_opts_init(&sc.opts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "F:C:e:i:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -405,20 +393,16 @@ int cmd_script(int argc, char **argv)
 			break;
 		}
 		case O_NO_INLINE: sc.inline_frames = false; break;
-		case O_PID: err = ana_filter_set(&sc.filter, ANA_FILTER_PID, optarg); break;
-		case O_TID: err = ana_filter_set(&sc.filter, ANA_FILTER_TID, optarg); break;
-		case O_COMM: err = ana_filter_set(&sc.filter, ANA_FILTER_COMM, optarg); break;
-		case 'C': err = ana_filter_set(&sc.filter, ANA_FILTER_CPU, optarg); break;
-		case O_DSO: err = ana_filter_set(&sc.filter, ANA_FILTER_DSO, optarg); break;
-		case O_SYM: err = ana_filter_set(&sc.filter, ANA_FILTER_SYM, optarg); break;
-		case O_TIME: err = ana_filter_set(&sc.filter, ANA_FILTER_TIME, optarg); break;
-		case 'e': sc.only_event = optarg; break;
-		case O_SYMFS: dopts.symfs = optarg; break;
-		case O_NO_DEBUGINFOD: dopts.no_debuginfod = true; break;
 		case O_JSON: sc.json = true; break;
 		case 'i': path = optarg; break;
 		case 'h': usage(stdout); rc = 0; goto out;
-		default: usage(stderr); goto out;
+		default:
+			err = ana_sample_option(&sc.opts, c, optarg);
+			if (err > 0) {
+				usage(stderr);
+				goto out;
+			}
+			break;
 		}
 		if (err) {
 			fprintf(stderr, "amber-analyze: error: script: bad option argument '%s': %s\n",
@@ -438,12 +422,12 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "amber-analyze: error: %s: %s\n", path, amb_strerror(err));
 		goto out;
 	}
-	err = ana_filter_prepare(&sc.filter, sc.s);
+	err = ana_filter_prepare(&sc.opts.filter, sc.s);
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: script: --time: %s\n", amb_strerror(err));
 		goto out;
 	}
-	sc.dsos = ana_dso_table_new(&dopts);
+	sc.dsos = ana_dso_table_new(&sc.opts.dso);
 	sc.m = sc.dsos ? ana_machine_new(sc.dsos) : NULL;
 	if (!sc.m || ana_embed_attach(sc.s, sc.dsos, &emb) ||
 	    ana_machine_load_session(sc.m, sc.s)) {
@@ -481,6 +465,6 @@ out:
 	ana_dso_table_free(sc.dsos);
 	ana_embed_free(emb);
 	ana_session_close(sc.s);
-	ana_filter_free(&sc.filter);
+	ana_sample_opts_free(&sc.opts);
 	return rc;
 }

@@ -75,18 +75,77 @@ int ana_tp_add_header_page(struct ana_tp *tp, const char *text, size_t len)
 	return err ? -AMB_E_CORRUPT : 0;
 }
 
+/*
+ * True when every field of @ev lies within RAW_MAX bytes of the payload's
+ * start.  The offsets come from the recording's format text, and
+ * libtraceevent reads at them without knowing the payload's size.  A
+ * __rel_loc field reaches at most 2 * 65535 bytes past its end, within the
+ * scratch area's DATA_LOC_REACH.
+ */
+static bool fields_in_reach(const struct tep_format_field *f, const char **bad)
+{
+	for (; f; f = f->next) {
+		if (f->offset < 0 || f->size < 0 ||
+		    (unsigned)f->offset + (unsigned)f->size > RAW_MAX) {
+			*bad = f->name;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A handle configured as @tp's, for trying a format before @tp takes it. */
+static struct tep_handle *tep_like(const struct ana_tp *tp)
+{
+	struct tep_handle *t = tep_alloc();
+
+	if (!t)
+		return NULL;
+	tep_set_file_bigendian(t, tep_is_file_bigendian(tp->tep) ? TEP_BIG_ENDIAN
+								 : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(t, tep_is_local_bigendian(tp->tep) ? TEP_BIG_ENDIAN
+								   : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(t, tp->long_size);
+	tep_set_page_size(t, tep_get_page_size(tp->tep));
+	return t;
+}
+
 int ana_tp_add_format(struct ana_tp *tp, const char *system, const char *text, size_t len)
 {
-	enum tep_errno err = tep_parse_event(tp->tep, text, len, system);
+	struct tep_handle *trial = tep_like(tp);
+	struct tep_event *ev = NULL;
+	const char *bad = NULL;
+	enum tep_errno terr;
 	char msg[128];
+	int err = 0;
 
-	if (!err)
-		return 0;
-	if (err == TEP_ERRNO__MEM_ALLOC_FAILED)
+	if (!trial)
 		return -ENOMEM;
-	tep_strerror(tp->tep, err, msg, sizeof(msg));
-	amb_warn("tracefs format of %s/...: %s", system, msg);
-	return -AMB_E_CORRUPT;
+	/*
+	 * An event, once parsed, cannot be taken out of a tep_handle: the
+	 * format is checked in a trial handle first, so that only formats
+	 * whose fields stay in the payload reach @tp.
+	 */
+	terr = tep_parse_format(trial, &ev, text, len, system);
+	if (ev && (!fields_in_reach(ev->format.common_fields, &bad) ||
+		   !fields_in_reach(ev->format.fields, &bad))) {
+		amb_warn("tracefs format of %s/%s: field '%s' lies beyond %u bytes of the "
+			 "payload; ignored", system, ev->name, bad, RAW_MAX);
+		err = -AMB_E_CORRUPT;
+		goto out;
+	}
+	if (terr != TEP_ERRNO__MEM_ALLOC_FAILED)
+		terr = tep_parse_event(tp->tep, text, len, system);
+	if (terr == TEP_ERRNO__MEM_ALLOC_FAILED) {
+		err = -ENOMEM;
+	} else if (terr) {
+		tep_strerror(tp->tep, terr, msg, sizeof(msg));
+		amb_warn("tracefs format of %s/...: %s", system, msg);
+		err = -AMB_E_CORRUPT;
+	}
+out:
+	tep_free(trial);
+	return err;
 }
 
 struct ana_tp *ana_tp_from_session(struct ana_session *s)

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for analyze/tracepoint.c: payloads decoded with the format
+ * text of the recording, and formats whose fields lie outside any payload
+ * refused before libtraceevent could read there. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/tracepoint.h"
+#include "common/common.h"
+
+#define FMT_HEAD                                                                       \
+	"name: tiny\n"                                                                 \
+	"ID: 7\n"                                                                      \
+	"format:\n"                                                                    \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                     \
+	"\n"
+
+static const char good_fmt[] = FMT_HEAD
+	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"value=%d\", REC->value\n";
+
+/* A field a gigabyte into a payload that is never that large. */
+static const char far_fmt[] =
+	"name: far\n"
+	"ID: 9\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int value;\toffset:1073741824;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"value=%d\", REC->value\n";
+
+/* A payload of event @id with common_pid 1 and value @v (little-endian). */
+static void payload(uint8_t p[12], uint16_t id, int32_t v)
+{
+	memset(p, 0, 12);
+	amb_put_le16(p, id);
+	amb_put_le32(p + 4, 1);
+	amb_put_le32(p + 8, (uint32_t)v);
+}
+
+static char last_warning[256];
+
+static void keep_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+static void test_decode(void **state)
+{
+	struct ana_tp *tp = ana_tp_new(false, 8, 4096);
+	struct amb_buf out = { 0 };
+	uint8_t p[12];
+
+	(void)state;
+	assert_non_null(tp);
+	assert_int_equal(ana_tp_add_format(tp, "test", good_fmt, strlen(good_fmt)), 0);
+	payload(p, 7, -42);
+	assert_int_equal(ana_tp_field(tp, p, sizeof(p), "value", &out), 0);
+	assert_string_equal(out.data, "-42");
+	out.len = 0;
+	assert_int_equal(ana_tp_format(tp, p, sizeof(p), &out), 0);
+	assert_string_equal(out.data, "value=-42");
+	payload(p, 8, 0);
+	assert_int_equal(ana_tp_format(tp, p, sizeof(p), &out), -ENOENT);
+	amb_buf_free(&out);
+	ana_tp_free(tp);
+}
+
+static void test_field_out_of_reach(void **state)
+{
+	struct ana_tp *tp = ana_tp_new(false, 8, 4096);
+	struct amb_buf out = { 0 };
+	amb_warn_fn old;
+	uint8_t p[12];
+
+	(void)state;
+	assert_non_null(tp);
+	old = amb_set_warn(keep_warning, NULL);
+	assert_int_equal(ana_tp_add_format(tp, "test", far_fmt, strlen(far_fmt)),
+			 -AMB_E_CORRUPT);
+	amb_set_warn(old, NULL);
+	/* Refused for its field, not because libtraceevent could not parse it. */
+	assert_non_null(strstr(last_warning, "test/far: field 'value' lies beyond"));
+	/* The refused event is unknown; a good one added after it works. */
+	payload(p, 9, 5);
+	assert_int_equal(ana_tp_field(tp, p, sizeof(p), "value", &out), -ENOENT);
+	assert_int_equal(ana_tp_add_format(tp, "test", good_fmt, strlen(good_fmt)), 0);
+	payload(p, 7, 5);
+	assert_int_equal(ana_tp_field(tp, p, sizeof(p), "value", &out), 0);
+	assert_string_equal(out.data, "5");
+	amb_buf_free(&out);
+	ana_tp_free(tp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_field_out_of_reach),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
