@@ -1255,6 +1255,7 @@ int cmd_report(int argc, char **argv)
 	struct report r = { .cg_limit = 0.5, .inline_frames = true };
 	struct ana_embed *emb = NULL;
 	const char *path = NULL;
+	char msg[512];
 	struct ana_out out;
 	bool first_json = true;
 	int err, rc = 1;
@@ -1281,6 +1282,10 @@ int cmd_report(int argc, char **argv)
 	err = ana_filter_prepare(&r.opts.filter, r.s);
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: report: --time: %s\n", amb_strerror(err));
+		goto out;
+	}
+	if (ana_sample_opts_check(&r.opts, r.s, msg, sizeof(msg))) {
+		fprintf(stderr, "amber-analyze: error: report: %s: %s\n", path, msg);
 		goto out;
 	}
 	r.dsos = ana_dso_table_new(&r.opts.dso);
@@ -1312,15 +1317,6 @@ int cmd_report(int argc, char **argv)
 	ana_progress_done(&r.progress);
 	if (err < 0)
 		goto out_err;
-	if (r.opts.event) {
-		for (i = 0; i + 1 < r.nr_hists && strcmp(r.hists[i].evt->name, r.opts.event); i++)
-			;
-		if (i + 1 == r.nr_hists) {
-			fprintf(stderr, "amber-analyze: error: report: %s: no event '%s' in the recording\n",
-				path, r.opts.event);
-			goto out;
-		}
-	}
 	ana_out_init(&out, stdout);
 	if (r.json)
 		ana_out_no_cut(&out);

@@ -626,3 +626,22 @@ const char *ana_loc_srcline(const struct ana_loc *loc, char *buf, size_t len)
 		snprintf(buf, len, "%s", ana_loc_sym_name(loc, name, sizeof(name)));
 	return buf;
 }
+
+int ana_sample_opts_check(const struct ana_sample_opts *o, const struct ana_session *s,
+			  char *msg, size_t len)
+{
+	size_t n = ana_session_event_count(s), used;
+
+	if (!o->event)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ana_session_event(s, i)->name, o->event))
+			return 0;
+	used = (size_t)snprintf(msg, len, "no event '%s' in the recording (events:", o->event);
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(msg + used, len - used, "%s %s", i ? "," : "",
+					 ana_session_event(s, i)->name);
+	if (used < len)
+		snprintf(msg + used, len - used, ")");
+	return -ENOENT;
+}

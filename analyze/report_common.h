@@ -130,6 +130,14 @@ void ana_sample_opts_free(struct ana_sample_opts *o);
  */
 int ana_sample_option(struct ana_sample_opts *o, int c, const char *arg);
 
+/*
+ * Check @o against the recording @s: -ENOENT when -e names no event of @s,
+ * with a message listing the events written into @msg (@len bytes).
+ * Returns 0 when every option fits.
+ */
+int ana_sample_opts_check(const struct ana_sample_opts *o, const struct ana_session *s,
+			  char *msg, size_t len);
+
 /* ---- output -------------------------------------------------------------------- */
 
 /* Bytes gathered before one fwrite (when lines are not cut). */

@@ -376,6 +376,7 @@ int cmd_script(int argc, char **argv)
 	struct script sc = { .fields = DEFAULT_FIELDS, .inline_frames = true };
 	struct ana_embed *emb = NULL;
 	const char *path = NULL;
+	char msg[512];
 	int c, err = 0, rc = 2;
 
 	ana_sample_opts_init(&sc.opts);
@@ -425,6 +426,10 @@ int cmd_script(int argc, char **argv)
 	err = ana_filter_prepare(&sc.opts.filter, sc.s);
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: script: --time: %s\n", amb_strerror(err));
+		goto out;
+	}
+	if (ana_sample_opts_check(&sc.opts, sc.s, msg, sizeof(msg))) {
+		fprintf(stderr, "amber-analyze: error: script: %s: %s\n", path, msg);
 		goto out;
 	}
 	sc.dsos = ana_dso_table_new(&sc.opts.dso);

@@ -126,8 +126,24 @@ t_sched_switch() {
 	fi
 }
 
+# An -e that names no event of the recording is an error naming the events
+# there, in script as in report, before any sample is read.
+t_unknown_event() {
+	for c in script report; do
+		"$ANA" $c -e no-such-event "$T/w.amber" >"$T/ue.out" 2>"$T/ue.err"
+		rc=$?
+		if [ $rc != 1 ] || [ -s "$T/ue.out" ] ||
+		   ! grep -q "no event 'no-such-event' in the recording (events: cpu-clock)" "$T/ue.err"; then
+			fail "${c}_unknown_event" "exit $rc, stderr: $(head -n 2 "$T/ue.err")"
+		else
+			ok "${c}_unknown_event"
+		fi
+	done
+}
+
 if setup; then
 	t_lines
+	t_unknown_event
 	t_callchain
 	t_srcline_json
 	t_sched_switch
