@@ -155,8 +155,9 @@ struct ana_record {
 struct ana_session;
 
 /*
- * Open a recording: read its META, EVENT_ATTR, BUILDID, TRACEFS, KSYMS and
- * TOPOLOGY blocks (small) and prepare the k-way merge of its RING blocks.
+ * Open a recording: read its META, EVENT_ATTR, BUILDID, TRACEFS and
+ * TOPOLOGY blocks (small; KSYMS waits for ana_session_ksyms()) and prepare
+ * the k-way merge of its RING blocks.
  * Problems the format reader stepped over, blocks that do not load and
  * entries that do not parse are reported through amb_warn() and skipped.
  * Errors: as amb_reader_open(), -ENOMEM; *out is NULL then.  Free with
@@ -178,7 +179,11 @@ const char *ana_session_meta_at(const struct ana_session *s, size_t i, const cha
 const char *ana_session_topology(const struct ana_session *s, const char *key);
 /* TRACEFS value for @key ("header_page", "sched/sched_switch"), or NULL; *len set. */
 const char *ana_session_tracefs(const struct ana_session *s, const char *key, size_t *len);
-/* KSYMS text (NUL-terminated), or NULL when none was recorded. */
+/*
+ * KSYMS text (NUL-terminated), or NULL when none was recorded.  Decoded on
+ * the first call (blocks that do not load are warned about then), so the
+ * session is not to be shared between threads while that may happen.
+ */
 const char *ana_session_ksyms(const struct ana_session *s, size_t *len);
 
 /* Number of EVENT_ATTR entries, and the @i-th one (owned by @s; @i must be

@@ -4,17 +4,20 @@
  * carries (KSYMS block, FORMAT.md §5): a sorted array and binary search.
  *
  * Every command that resolves kernel addresses parses the whole table
- * (some 60,000 text symbols) before its first sample, so parsing is kept
- * cheap: one pass over the text, copying out only the names, into memory
- * allocated once (a page is touched only when used: page faults cost much
- * in a VM), and no sort at all when the text is in address order already,
- * as the kernel's own symbols are; otherwise a stable radix sort.
+ * (some 60,000 text symbols, megabytes of text) before its first kernel
+ * symbol, so parsing is kept cheap: one copy of the text, one pass over it
+ * that scans each byte once and cuts the names out in place (no copy per
+ * name), memory allocated once, and no sort at all when the text is in
+ * address order already, as the kernel's own symbols are; otherwise a
+ * stable radix sort.
  */
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analyze/symbols.h"
 
@@ -23,94 +26,147 @@
 #define KSYM_LAST_SPAN (1u << 20)
 
 struct ana_ksyms {
-	struct ana_ksym *syms;
-	size_t nr, cap;
-	char *pool;            /* names and module names, NUL-terminated */
-	size_t pool_len, pool_cap;
+	struct ana_ksym *syms;         /* big_alloc()ed, @syms_size bytes */
+	size_t nr, cap, syms_size;
+	char *pool;                    /* a copy of the text, names cut out in place */
+	size_t pool_size;              /* big_alloc()ed bytes */
 	size_t bad_lines;
 };
+
+/*
+ * Memory for the two tables, megabytes each for a kernel's symbols: every
+ * 4 KiB page touched costs a page fault, and in a VM a fault costs some
+ * microseconds, more than the parse spends on the page.  So big ones are
+ * mapped on 2 MiB boundaries and the kernel asked for transparent huge
+ * pages (a hint: it may give small pages); small ones come from malloc(),
+ * *size 0.  NULL when out of memory.
+ */
+#define BIG_ALIGN ((size_t)2 << 20)
+
+static void *big_alloc(size_t want, size_t *size)
+{
+	size_t len = (want + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1), head, tail;
+	uint8_t *map, *p;
+
+	if (want < BIG_ALIGN / 2) {
+		*size = 0;
+		return malloc(want);
+	}
+	if (len < want)
+		return NULL;
+	map = mmap(NULL, len + BIG_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	p = (uint8_t *)(((uintptr_t)map + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
+	head = (size_t)(p - map);
+	tail = BIG_ALIGN - head;
+	if (head)
+		munmap(map, head);
+	if (tail)
+		munmap(p + len, tail);
+#ifdef MADV_HUGEPAGE
+	madvise(p, len, MADV_HUGEPAGE);
+#endif
+	*size = len;
+	return p;
+}
+
+static void big_free(void *p, size_t size)
+{
+	if (!size)
+		free(p);
+	else if (p)
+		munmap(p, size);
+}
 
 static bool is_text_type(char t)
 {
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-static int parse_hex(const char *s, const char *end, uint64_t *v)
+static bool is_blank(char c)
 {
-	uint64_t x = 0;
-	int n = 0;
+	return c == ' ' || c == '\t';
+}
 
-	for (; s < end; s++, n++) {
-		unsigned d;
+static char *skip_blanks(char *s, const char *end)
+{
+	while (s < end && is_blank(*s))
+		s++;
+	return s;
+}
 
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (*s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return -EINVAL;
-		if (n >= 16)
-			return -EINVAL;
-		x = x << 4 | d;
+/*
+ * The first blank in [s, end), or end.  Names average some 25 bytes, so
+ * eight are looked at a time while a blank cannot be among them; the exact
+ * place is found a byte at a time.
+ */
+static char *skip_field(char *s, const char *end)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	while (end - s >= 8) {
+		uint64_t w, sp, tab;
+
+		memcpy(&w, s, sizeof(w));
+		sp = w ^ (ones * ' ');
+		tab = w ^ (ones * '\t');
+		/* Nonzero if and only if some byte of sp or tab is zero. */
+		if ((((sp - ones) & ~sp) | ((tab - ones) & ~tab)) & highs)
+			break;
+		s += 8;
 	}
-	if (!n)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
-/* Split the next whitespace-separated field of [*p, end) within one line. */
-static bool next_field(const char **p, const char *end, const char **f, const char **fend)
-{
-	const char *s = *p;
-
-	while (s < end && (*s == ' ' || *s == '\t'))
+	while (s < end && !is_blank(*s))
 		s++;
-	if (s == end)
-		return false;
-	*f = s;
-	while (s < end && *s != ' ' && *s != '\t')
-		s++;
-	*fend = s;
-	*p = s;
-	return true;
+	return s;
 }
 
-/* Copy [s, end) into the pool, NUL-terminated. */
-static const char *pool_put(struct ana_ksyms *k, const char *s, const char *end)
-{
-	size_t n = (size_t)(end - s);
-	char *d = k->pool + k->pool_len;
+/* 1 + the value of each hex digit, 0 for any other byte. */
+static const uint8_t hex_value[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
-	/* A line holds more than the strings it gives (ana_ksyms_parse). */
-	assert(k->pool_cap - k->pool_len > n);
-	memcpy(d, s, n);
-	d[n] = '\0';
-	k->pool_len += n + 1;
-	return d;
-}
-
-static int parse_line(struct ana_ksyms *k, const char *line, const char *end, bool *any_nonzero)
+/*
+ * One line, [line, end) of the pool (the text's copy): "ADDR TYPE NAME
+ * [MODULE]", fields split by blanks, more fields after the module ignored.
+ * A text symbol's name and module are cut out in place, a NUL written
+ * over the byte after each: only bytes of this line, all looked at by then.
+ */
+static int parse_line(struct ana_ksyms *k, char *line, char *end, bool *any_nonzero)
 {
-	const char *p = line, *f, *fe;
-	const char *name, *name_end, *mod = NULL, *mod_end = NULL;
-	uint64_t addr;
+	char *p = skip_blanks(line, end);
+	char *name, *name_end, *mod = NULL, *mod_end = NULL;
+	uint64_t addr = 0;
+	unsigned d;
+	int n = 0;
 	char type;
 
-	if (!next_field(&p, end, &f, &fe) || parse_hex(f, fe, &addr))
-		return -EINVAL;
-	if (!next_field(&p, end, &f, &fe) || fe - f != 1)
-		return -EINVAL;
-	type = *f;
-	if (!next_field(&p, end, &name, &name_end))
-		return -EINVAL;
-	if (next_field(&p, end, &f, &fe)) {
-		if (fe - f < 3 || *f != '[' || fe[-1] != ']')
+	for (; p < end && (d = hex_value[(unsigned char)*p]); p++, n++) {
+		if (n == 16)
 			return -EINVAL;
-		mod = f;      /* keep the brackets: "[e1000]" is how it is shown */
-		mod_end = fe;
+		addr = addr << 4 | (d - 1);
+	}
+	if (!n || p == end || !is_blank(*p))
+		return -EINVAL;
+	p = skip_blanks(p, end);
+	if (p == end || (p + 1 < end && !is_blank(p[1])))
+		return -EINVAL;
+	type = *p;
+	name = skip_blanks(p + 1, end);
+	if (name == end)
+		return -EINVAL;
+	name_end = skip_field(name, end);
+	p = skip_blanks(name_end, end);
+	if (p < end) {
+		mod = p;
+		mod_end = skip_field(p, end);
+		/* keep the brackets: "[e1000]" is how it is shown */
+		if (mod_end - mod < 3 || *mod != '[' || mod_end[-1] != ']')
+			return -EINVAL;
 	}
 	if (addr)
 		*any_nonzero = true;
@@ -118,9 +174,9 @@ static int parse_line(struct ana_ksyms *k, const char *line, const char *end, bo
 		return 0;
 	/* ana_ksyms_parse() made room for every line. */
 	assert(k->nr < k->cap);
-	name = pool_put(k, name, name_end);
+	*name_end = '\0';
 	if (mod)
-		mod = pool_put(k, mod, mod_end);
+		*mod_end = '\0';
 	k->syms[k->nr++] = (struct ana_ksym){ addr, name, mod };
 	return 0;
 }
@@ -172,33 +228,36 @@ struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len)
 {
 	struct ana_ksyms *k = calloc(1, sizeof(*k));
 	bool any_nonzero = false, sorted = true;
-	const char *p, *end = text + len;
+	char *p, *end;
 	size_t lines = 1;
 
 	if (!k)
 		return NULL;
-	/* One symbol a line at most, and a line's name and module (with their
-	 * NULs) are shorter than the line (with its newline): room for all at
-	 * once. */
-	for (p = text; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+	/* One symbol a line at most: room for all at once.  The names stay
+	 * where they are in a copy of the text; its NUL ends the last line. */
+	k->pool = big_alloc(len + 1, &k->pool_size);
+	if (!k->pool)
+		goto fail;
+	memcpy(k->pool, text, len);
+	k->pool[len] = '\0';
+	end = k->pool + len;
+	for (p = k->pool; (p = memchr(p, '\n', (size_t)(end - p))); p++)
 		lines++;
-	k->syms = malloc(lines * sizeof(*k->syms));
-	k->pool = malloc(len + 1);
-	if (!k->syms || !k->pool)
+	if (lines > SIZE_MAX / sizeof(*k->syms))
+		goto fail;
+	k->syms = big_alloc(lines * sizeof(*k->syms), &k->syms_size);
+	if (!k->syms)
 		goto fail;
 	k->cap = lines;
-	k->pool_cap = len + 1;
-	p = text;
+	p = k->pool;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		int err;
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *le = nl ? nl : end;
 
 		if (le > p) {
 			size_t nr = k->nr;
 
-			err = parse_line(k, p, le, &any_nonzero);
-			if (err)
+			if (parse_line(k, p, le, &any_nonzero))
 				k->bad_lines++;
 			if (nr && k->nr > nr && k->syms[nr].addr < k->syms[nr - 1].addr)
 				sorted = false;
@@ -222,8 +281,8 @@ void ana_ksyms_free(struct ana_ksyms *k)
 {
 	if (!k)
 		return;
-	free(k->syms);
-	free(k->pool);
+	big_free(k->syms, k->syms_size);
+	big_free(k->pool, k->pool_size);
 	free(k);
 }
 

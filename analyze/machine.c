@@ -70,6 +70,7 @@ struct ana_machine {
 	uint64_t gen;                  /* the last proc.gen handed out */
 	uint64_t kernel_gen;           /* stack key of walks without a thread */
 	struct ana_ksyms *ksyms;
+	struct ana_session *ksyms_src; /* KSYMS not parsed yet: see machine_ksyms() */
 	struct ana_unwinder *unwind;   /* DWARF unwinding; NULL: none */
 	struct id_table threads;   /* tid -> struct ana_thread */
 	struct id_table procs;     /* pid -> struct proc */
@@ -498,6 +499,7 @@ void ana_machine_set_ksyms(struct ana_machine *m, struct ana_ksyms *k)
 
 	ana_ksyms_free(m->ksyms);
 	m->ksyms = k;
+	m->ksyms_src = NULL;
 	/* Kernel frames resolve differently now: no stack key stays valid. */
 	m->kernel_gen = ++m->gen;
 	for (i = 0; i < m->procs.cap; i++)
@@ -507,8 +509,8 @@ void ana_machine_set_ksyms(struct ana_machine *m, struct ana_ksyms *k)
 
 int ana_machine_load_session(struct ana_machine *m, struct ana_session *s)
 {
-	const char *text;
-	size_t len, i;
+	const struct amb_block_filter ksyms = { AMB_BLOCK_KSYMS, -1, 0, 0 };
+	size_t i;
 
 	for (i = 0; i < ana_session_buildid_count(s); i++) {
 		const struct ana_buildid *b = ana_session_buildid(s, i);
@@ -527,19 +529,44 @@ int ana_machine_load_session(struct ana_machine *m, struct ana_session *s)
 		if (!m->unwind)
 			amb_warn("e_machine %u: no DWARF unwinder: user stacks are not unwound", em);
 	}
-	text = ana_session_ksyms(s, &len);
-	if (text) {
-		struct ana_ksyms *k = ana_ksyms_parse(text, len);
-
-		if (!k)
-			return -ENOMEM;
-		if (ana_ksyms_bad_lines(k))
-			amb_warn("KSYMS block: %zu malformed lines skipped", ana_ksyms_bad_lines(k));
-		if (!ana_ksyms_count(k))
-			amb_warn("KSYMS block: no usable kernel symbols (addresses hidden by kptr_restrict?)");
-		ana_machine_set_ksyms(m, k);
+	/* Parsed when the first kernel address is resolved: a user-only
+	 * recording, or a report of user DSOs only, never pays for it. */
+	if (amb_reader_next(ana_session_reader(s), &ksyms, 0) != SIZE_MAX) {
+		ana_machine_set_ksyms(m, NULL);
+		m->ksyms_src = s;
 	}
 	return 0;
+}
+
+/*
+ * The kernel symbols, parsed from the session's KSYMS text on first use
+ * (ana_machine_load_session()).  Without memory for them kernel addresses
+ * stay unresolved, with a warning: resolving cannot fail.
+ */
+static const struct ana_ksyms *machine_ksyms(struct ana_machine *m)
+{
+	struct ana_session *s = m->ksyms_src;
+	const char *text;
+	size_t len;
+
+	if (!s)
+		return m->ksyms;
+	m->ksyms_src = NULL;
+	text = ana_session_ksyms(s, &len);
+	if (!text)
+		return NULL;
+	m->ksyms = ana_ksyms_parse(text, len);
+	if (!m->ksyms) {
+		amb_warn("KSYMS block: out of memory for %zu bytes of kernel symbols; "
+			 "kernel addresses unresolved", len);
+		return NULL;
+	}
+	if (ana_ksyms_bad_lines(m->ksyms))
+		amb_warn("KSYMS block: %zu malformed lines skipped", ana_ksyms_bad_lines(m->ksyms));
+	if (!ana_ksyms_count(m->ksyms))
+		amb_warn("KSYMS block: no usable kernel symbols (addresses hidden by kptr_restrict?)");
+	/* Nothing resolved against them before: no stack key to invalidate. */
+	return m->ksyms;
 }
 
 static bool is_kernel(unsigned cpumode, uint64_t addr)
@@ -560,7 +587,7 @@ static void resolve(struct ana_machine *m, struct ana_thread *t, unsigned cpumod
 	loc->addr = addr;
 	if (is_kernel(cpumode, addr)) {
 		loc->kernel = true;
-		loc->ksym = ana_ksyms_find(m->ksyms, lookup_addr, &loc->offset);
+		loc->ksym = ana_ksyms_find(machine_ksyms(m), lookup_addr, &loc->offset);
 		if (loc->ksym) {
 			loc->kind = ANA_LOC_KERNEL;
 			loc->offset += addr - lookup_addr;

@@ -2,12 +2,13 @@
 /*
  * analyze/session.c - an open recording: its tables and its records in order.
  *
- * Opening loads the small blocks (META, TOPOLOGY, TRACEFS, KSYMS,
- * EVENT_ATTR, BUILDID; FORMAT.md §5) into memory.  ana_session_for_each()
- * then streams the records: SYNTH blocks first in file order, then a k-way
- * merge of the RING streams (one per CPU) on record time.  Each stream holds
- * one decoded block and one parser, so memory grows with the number of CPUs,
- * never with the length of the recording.
+ * Opening loads the small blocks (META, TOPOLOGY, TRACEFS, EVENT_ATTR,
+ * BUILDID; FORMAT.md §5) into memory; KSYMS, megabytes of text that a
+ * user-only report never needs, is decoded on the first ana_session_ksyms().
+ * ana_session_for_each() then streams the records: SYNTH blocks first in
+ * file order, then a k-way merge of the RING streams (one per CPU) on record
+ * time.  Each stream holds one decoded block and one parser, so memory
+ * grows with the number of CPUs, never with the length of the recording.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,17 +34,24 @@ struct id_entry {
 	uint32_t event;
 };
 
+/*
+ * KSYMS text: the decoded block itself when there is one (the reader
+ * NUL-terminates payloads), else the blocks joined in @joined.
+ */
+struct ksyms_text {
+	bool loaded;
+	struct amb_payload *pl;
+	const char *text;
+	size_t len;
+	struct amb_buf joined;
+};
+
 struct ana_session {
 	struct amb_reader *r;
 	char *path;
 	bool swap;
 	struct kv_map meta, topo, tracefs;
-	/* KSYMS text: the decoded block itself when there is one (the reader
-	 * NUL-terminates payloads), else the blocks joined in @ksyms_joined. */
-	struct amb_payload *ksyms_pl;
-	const char *ksyms;
-	size_t ksyms_len;
-	struct amb_buf ksyms_joined;
+	struct ksyms_text *ksyms;      /* decoded on first use: see ksyms_load() */
 	struct ana_event *events;
 	size_t nr_events;
 	struct id_entry *ids;          /* sorted by id */
@@ -260,23 +268,23 @@ static int build_id_map(struct ana_session *s)
  * kept as it is (*@pl is taken over and replaced by a new one); a second
  * block makes a joined copy of both.
  */
-static int take_ksyms(struct ana_session *s, struct amb_payload **pl, const void *data,
+static int ksyms_take(struct ksyms_text *kt, struct amb_payload **pl, const void *data,
 		      size_t len)
 {
-	struct amb_buf *j = &s->ksyms_joined;
+	struct amb_buf *j = &kt->joined;
 
-	if (!s->ksyms) {
+	if (!kt->text) {
 		struct amb_payload *fresh = amb_payload_new();
 
 		if (!fresh)
 			return -ENOMEM;
-		s->ksyms_pl = *pl;
+		kt->pl = *pl;
 		*pl = fresh;
-		s->ksyms = data;
-		s->ksyms_len = len;
+		kt->text = data;
+		kt->len = len;
 		return 0;
 	}
-	if (!j->len && amb_buf_append(j, s->ksyms, s->ksyms_len))
+	if (!j->len && amb_buf_append(j, kt->text, kt->len))
 		return -ENOMEM;
 	/* Joined text stays NUL-terminated, the NUL not counted. */
 	if (amb_buf_reserve(j, len + 1))
@@ -284,11 +292,58 @@ static int take_ksyms(struct ana_session *s, struct amb_payload **pl, const void
 	memcpy(j->data + j->len, data, len);
 	j->len += len;
 	j->data[j->len] = '\0';
-	s->ksyms = (const char *)j->data;
-	s->ksyms_len = j->len;
-	amb_payload_free(s->ksyms_pl);
-	s->ksyms_pl = NULL;
+	kt->text = (const char *)j->data;
+	kt->len = j->len;
+	amb_payload_free(kt->pl);
+	kt->pl = NULL;
 	return 0;
+}
+
+/*
+ * Decode the KSYMS blocks of @s into s->ksyms, once.  A block that does not
+ * load is warned about and skipped, as at open; running out of memory is
+ * too, leaving the text without that block, since the getter that asks
+ * cannot fail.
+ */
+static void ksyms_load(const struct ana_session *s)
+{
+	const struct amb_block_filter f = { AMB_BLOCK_KSYMS, -1, 0, 0 };
+	struct ksyms_text *kt = s->ksyms;
+	struct amb_payload *pl;
+	size_t i;
+
+	if (kt->loaded)
+		return;
+	kt->loaded = true;
+	pl = amb_payload_new();
+	if (!pl) {
+		amb_warn("%s: KSYMS: out of memory; kernel symbols not loaded", s->path);
+		return;
+	}
+	amb_reader_for_each_block(s->r, &f, i) {
+		const void *data;
+		size_t len;
+
+		if (amb_reader_load(s->r, i, pl, &data, &len)) {
+			amb_warn("%s: %s; block skipped", s->path, amb_payload_errmsg(pl));
+			continue;
+		}
+		if (ksyms_take(kt, &pl, data, len)) {
+			amb_warn("%s: KSYMS block %zu: out of memory; it and later ones skipped",
+				 s->path, i);
+			break;
+		}
+	}
+	amb_payload_free(pl);
+}
+
+static void ksyms_free(struct ksyms_text *kt)
+{
+	if (!kt)
+		return;
+	amb_payload_free(kt->pl);
+	amb_buf_free(&kt->joined);
+	free(kt);
 }
 
 static int load_tables(struct ana_session *s)
@@ -308,7 +363,6 @@ static int load_tables(struct ana_session *s)
 		case AMB_BLOCK_META:
 		case AMB_BLOCK_TOPOLOGY:
 		case AMB_BLOCK_TRACEFS:
-		case AMB_BLOCK_KSYMS:
 		case AMB_BLOCK_EVENT_ATTR:
 		case AMB_BLOCK_BUILDID:
 			break;
@@ -330,9 +384,6 @@ static int load_tables(struct ana_session *s)
 			break;
 		case AMB_BLOCK_TRACEFS:
 			err = load_kv(&s->tracefs, bi, data, len);
-			break;
-		case AMB_BLOCK_KSYMS:
-			err = take_ksyms(s, &pl, data, len);
 			break;
 		case AMB_BLOCK_EVENT_ATTR:
 			err = load_events(s, bi, data, len);
@@ -358,7 +409,8 @@ int ana_session_open(const char *path, struct ana_session **out)
 	if (!s)
 		return -ENOMEM;
 	s->path = strdup(path);
-	if (!s->path) {
+	s->ksyms = calloc(1, sizeof(*s->ksyms));
+	if (!s->path || !s->ksyms) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -387,8 +439,7 @@ void ana_session_close(struct ana_session *s)
 	kv_free(&s->meta);
 	kv_free(&s->topo);
 	kv_free(&s->tracefs);
-	amb_payload_free(s->ksyms_pl);
-	amb_buf_free(&s->ksyms_joined);
+	ksyms_free(s->ksyms);
 	for (size_t i = 0; i < s->nr_events; i++) {
 		free(s->events[i].name);
 		free(s->events[i].ids);
@@ -435,11 +486,15 @@ const char *ana_session_tracefs(const struct ana_session *s, const char *key, si
 	return kv_get(&s->tracefs, key, len);
 }
 
+/* Logically const: the text is decoded on the first call (ksyms_load()). */
 const char *ana_session_ksyms(const struct ana_session *s, size_t *len)
 {
+	const struct ksyms_text *kt = s->ksyms;
+
+	ksyms_load(s);
 	if (len)
-		*len = s->ksyms_len;
-	return s->ksyms_len ? s->ksyms : NULL;
+		*len = kt->len;
+	return kt->len ? kt->text : NULL;
 }
 
 size_t ana_session_event_count(const struct ana_session *s)

@@ -109,6 +109,82 @@ static void test_malformed(void **state)
 	ana_ksyms_free(k);
 }
 
+/*
+ * Names are cut out of the parser's own copy: the caller's text is not
+ * written, need not be NUL-terminated, and may go away; blanks of either
+ * kind split fields, fields after the module are ignored, a module may end
+ * the text, and a name ends at the first blank even when eight or more
+ * bytes follow it on the line.
+ */
+static void test_names_cut_out(void **state)
+{
+	static const char lines[] =
+		"ffffffff81000000 T a_name_longer_than_sixteen_bytes [mod_a] ignored\n"
+		"ffffffff81000100\tt\tshort\n"
+		"  ffffffff81000200   W   spaced_out   \n"
+		"FFFFFFFF81000300 t mod_fn\t[some_module]";
+	size_t len = sizeof(lines) - 1;
+	char *text = malloc(len + 8), *before = malloc(len + 8);
+	struct ana_ksyms *k;
+	const struct ana_ksym *s;
+	uint64_t off;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(before);
+	/* No NUL after the text: bytes that would make another line. */
+	memcpy(text, lines, len);
+	memcpy(text + len, " x\n0 t\n", 8);
+	memcpy(before, text, len + 8);
+	k = ana_ksyms_parse(text, len);
+	assert_non_null(k);
+	assert_memory_equal(text, before, len + 8);
+	memset(text, 'Z', len + 8);
+	free(text);
+	free(before);
+
+	assert_int_equal(ana_ksyms_count(k), 4);
+	assert_int_equal(ana_ksyms_bad_lines(k), 0);
+	s = ana_ksyms_find(k, 0xffffffff81000010ull, &off);
+	assert_string_equal(s->name, "a_name_longer_than_sixteen_bytes");
+	assert_string_equal(s->module, "[mod_a]");
+	assert_string_equal(ana_ksyms_find(k, 0xffffffff81000100ull, &off)->name, "short");
+	assert_string_equal(ana_ksyms_find(k, 0xffffffff81000200ull, &off)->name, "spaced_out");
+	s = ana_ksyms_find(k, 0xffffffff81000301ull, &off);
+	assert_string_equal(s->name, "mod_fn");
+	assert_string_equal(s->module, "[some_module]");
+	assert_int_equal(off, 1);
+	ana_ksyms_free(k);
+}
+
+/* A table of the size the kernel has: its memory comes in huge pieces. */
+static void test_large_table(void **state)
+{
+	const size_t nr = 100000;
+	char *text = malloc(nr * 48), *p = text;
+	struct ana_ksyms *k;
+	uint64_t off;
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t i = 0; i < nr; i++)
+		p += sprintf(p, "%016llx %c sym_%zu%s\n",
+			     (unsigned long long)(0xffffffff81000000ull + 16 * i),
+			     i % 3 ? 't' : 'd', i, i % 5 ? "" : "\t[m]");
+	k = ana_ksyms_parse(text, (size_t)(p - text));
+	free(text);
+	assert_non_null(k);
+	assert_int_equal(ana_ksyms_count(k), nr - (nr + 2) / 3);
+	assert_string_equal(ana_ksyms_find(k, 0xffffffff81000000ull + 16 * 99998 + 3, &off)->name,
+			    "sym_99998");
+	assert_int_equal(off, 3);
+	/* sym_99999 is data: the address falls into the text symbol before it. */
+	assert_string_equal(ana_ksyms_find(k, 0xffffffff81000000ull + 16 * 99999, &off)->name,
+			    "sym_99998");
+	assert_string_equal(ana_ksyms_find(k, 0xffffffff81000000ull + 16 * 5, &off)->module, "[m]");
+	ana_ksyms_free(k);
+}
+
 /* A fixed-seed xorshift: the same "random" table on every run. */
 static uint64_t next_rand(uint64_t *x)
 {
@@ -209,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_parse_and_find),
 		cmocka_unit_test(test_restricted),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_names_cut_out),
+		cmocka_unit_test(test_large_table),
 		cmocka_unit_test(test_random_in_order),
 		cmocka_unit_test(test_random_out_of_order),
 	};

@@ -5,7 +5,8 @@
  * either byte order, must come back from ana_session_for_each() with SYNTH
  * records first, then every RING record once, in global time order; plus the
  * tables (META, EVENT_ATTR ids, BUILDID, KSYMS, TRACEFS), damaged records,
- * and stopping early.
+ * and stopping early; KSYMS decoded only when asked for, by the session
+ * and by a machine resolving its first kernel address.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +20,8 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "analyze/machine.h"
+#include "analyze/symbols.h"
 #include "common/common.h"
 #include "format/format.h"
 #include "tests/unit/analyze/synth.h"
@@ -354,6 +357,135 @@ static void test_inversion(void **state)
 	free(sn);
 }
 
+/*
+ * A recording whose kernel symbols come in two KSYMS blocks (the second
+ * one's payload damaged when @damage_second) and one SYNTH block.
+ */
+static void write_ksyms_recording(bool damage_second)
+{
+	struct amb_writer_opts o;
+	struct amb_buf b = AMB_BUF_INIT;
+	struct amb_reader *r;
+	struct amb_writer *w;
+	uint64_t off = 0;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/amber-test-session-%d.amber", (int)getpid());
+	unlink(path);
+	amb_writer_opts_init(&o);
+	o.zstd_level = 0;
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	put_event(&b, "cpu-clock", 100, 101, false);
+	append(w, AMB_BLOCK_EVENT_ATTR, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_reset(&b);
+	assert_int_equal(amb_buf_printf(&b, "ffffffff81000000 T _stext\n"
+					 "ffffffff81000100 t first_fn\n"), 0);
+	append(w, AMB_BLOCK_KSYMS, AMB_STREAM_NONE, 2, 0, 0, &b);
+	amb_buf_reset(&b);
+	assert_int_equal(amb_buf_printf(&b, "ffffffff81000200 t second_fn\n"), 0);
+	append(w, AMB_BLOCK_KSYMS, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_free(&b);
+	assert_int_equal(amb_writer_close(w), 0);
+	if (!damage_second)
+		return;
+
+	/* Flip the last payload byte of the second KSYMS block: its checksum fails. */
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	for (i = amb_reader_block_count(r); i-- > 0;) {
+		const struct amb_block_info *bi = amb_reader_block(r, i);
+
+		if (bi->type == AMB_BLOCK_KSYMS) {
+			off = bi->offset + AMB_BLOCK_HDR_SIZE + bi->stored_size - 1;
+			break;
+		}
+	}
+	amb_reader_close(r);
+	assert_true(off > 0);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+	assert_int_equal(fputc('!', f), '!');
+	assert_int_equal(fclose(f), 0);
+}
+
+/* KSYMS blocks are joined, decoded once, and only when asked for. */
+static void test_ksyms_lazy(void **state)
+{
+	static const char both[] = "ffffffff81000000 T _stext\n"
+				   "ffffffff81000100 t first_fn\n"
+				   "ffffffff81000200 t second_fn\n";
+	struct ana_session *s;
+	const char *text;
+	amb_warn_fn old;
+	size_t len;
+
+	(void)state;
+	write_ksyms_recording(false);
+	assert_int_equal(ana_session_open(path, &s), 0);
+	text = ana_session_ksyms(s, &len);
+	assert_string_equal(text, both);
+	assert_int_equal(len, strlen(both));
+	assert_ptr_equal(ana_session_ksyms(s, NULL), text);
+	ana_session_close(s);
+
+	/* The damaged block is reported when the text is first needed, once. */
+	write_ksyms_recording(true);
+	warnings = 0;
+	old = amb_set_warn(count_warning, NULL);
+	assert_int_equal(ana_session_open(path, &s), 0);
+	assert_int_equal(warnings, 0);
+	assert_string_equal(ana_session_ksyms(s, &len), "ffffffff81000000 T _stext\n"
+			    "ffffffff81000100 t first_fn\n");
+	assert_int_equal(warnings, 1);
+	assert_non_null(strstr(last_warning, "checksum"));
+	ana_session_ksyms(s, &len);
+	amb_set_warn(old, NULL);
+	assert_int_equal(warnings, 1);
+	ana_session_close(s);
+	unlink(path);
+}
+
+/*
+ * A machine parses the kernel symbols on its first kernel address: user
+ * addresses alone never decode KSYMS (its damage is never reported).
+ */
+static void test_machine_ksyms_lazy(void **state)
+{
+	struct ana_dso_table *dsos = ana_dso_table_new(NULL);
+	struct ana_machine *m = ana_machine_new(dsos);
+	struct ana_session *s;
+	struct ana_loc loc;
+	amb_warn_fn old;
+
+	(void)state;
+	assert_non_null(m);
+	write_ksyms_recording(true);
+	warnings = 0;
+	old = amb_set_warn(count_warning, NULL);
+	assert_int_equal(ana_session_open(path, &s), 0);
+	assert_int_equal(ana_machine_load_session(m, s), 0);
+	ana_machine_resolve(m, NULL, PERF_RECORD_MISC_USER, 0x400000, 0x400000, 0, &loc);
+	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
+	assert_int_equal(warnings, 0);
+
+	ana_machine_resolve(m, NULL, PERF_RECORD_MISC_KERNEL, 0xffffffff81000110ull,
+			    0xffffffff81000110ull, 0, &loc);
+	assert_int_equal(warnings, 1);
+	assert_int_equal(loc.kind, ANA_LOC_KERNEL);
+	assert_string_equal(loc.ksym->name, "first_fn");
+	assert_int_equal(loc.offset, 0x10);
+	ana_machine_resolve(m, NULL, PERF_RECORD_MISC_KERNEL, 0xffffffff81000010ull,
+			    0xffffffff81000010ull, 0, &loc);
+	assert_string_equal(loc.ksym->name, "_stext");
+	amb_set_warn(old, NULL);
+	assert_int_equal(warnings, 1);
+	ana_machine_free(m);
+	ana_dso_table_free(dsos);
+	ana_session_close(s);
+	unlink(path);
+}
+
 static void test_open_errors(void **state)
 {
 	struct ana_session *s = (void *)1;
@@ -371,6 +503,8 @@ int main(void)
 		cmocka_unit_test(test_merge_swapped),
 		cmocka_unit_test(test_bad_record),
 		cmocka_unit_test(test_inversion),
+		cmocka_unit_test(test_ksyms_lazy),
+		cmocka_unit_test(test_machine_ksyms_lazy),
 		cmocka_unit_test(test_open_errors),
 	};
 
