@@ -17,68 +17,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "analyze/symbols.h"
+#include "common/common.h"
 
 /* The last symbol has no successor to bound it; kernel functions are far
  * smaller than this. */
 #define KSYM_LAST_SPAN (1u << 20)
 
 struct ana_ksyms {
-	struct ana_ksym *syms;         /* big_alloc()ed, @syms_size bytes */
+	struct ana_ksym *syms;         /* amb_big_alloc()ed, @syms_size bytes */
 	size_t nr, cap, syms_size;
 	char *pool;                    /* a copy of the text, names cut out in place */
-	size_t pool_size;              /* big_alloc()ed bytes */
+	size_t pool_size;              /* amb_big_alloc()ed bytes */
 	size_t bad_lines;
 };
-
-/*
- * Memory for the two tables, megabytes each for a kernel's symbols: every
- * 4 KiB page touched costs a page fault, and in a VM a fault costs some
- * microseconds, more than the parse spends on the page.  So big ones are
- * mapped on 2 MiB boundaries and the kernel asked for transparent huge
- * pages (a hint: it may give small pages); small ones come from malloc(),
- * *size 0.  NULL when out of memory.
- */
-#define BIG_ALIGN ((size_t)2 << 20)
-
-static void *big_alloc(size_t want, size_t *size)
-{
-	size_t len = (want + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1), head, tail;
-	uint8_t *map, *p;
-
-	if (want < BIG_ALIGN / 2) {
-		*size = 0;
-		return malloc(want);
-	}
-	if (len < want)
-		return NULL;
-	map = mmap(NULL, len + BIG_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		   -1, 0);
-	if (map == MAP_FAILED)
-		return NULL;
-	p = (uint8_t *)(((uintptr_t)map + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
-	head = (size_t)(p - map);
-	tail = BIG_ALIGN - head;
-	if (head)
-		munmap(map, head);
-	if (tail)
-		munmap(p + len, tail);
-#ifdef MADV_HUGEPAGE
-	madvise(p, len, MADV_HUGEPAGE);
-#endif
-	*size = len;
-	return p;
-}
-
-static void big_free(void *p, size_t size)
-{
-	if (!size)
-		free(p);
-	else if (p)
-		munmap(p, size);
-}
 
 static bool is_text_type(char t)
 {
@@ -235,7 +188,7 @@ struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len)
 		return NULL;
 	/* One symbol a line at most: room for all at once.  The names stay
 	 * where they are in a copy of the text; its NUL ends the last line. */
-	k->pool = big_alloc(len + 1, &k->pool_size);
+	k->pool = amb_big_alloc(len + 1, &k->pool_size);
 	if (!k->pool)
 		goto fail;
 	memcpy(k->pool, text, len);
@@ -245,7 +198,7 @@ struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len)
 		lines++;
 	if (lines > SIZE_MAX / sizeof(*k->syms))
 		goto fail;
-	k->syms = big_alloc(lines * sizeof(*k->syms), &k->syms_size);
+	k->syms = amb_big_alloc(lines * sizeof(*k->syms), &k->syms_size);
 	if (!k->syms)
 		goto fail;
 	k->cap = lines;
@@ -281,8 +234,8 @@ void ana_ksyms_free(struct ana_ksyms *k)
 {
 	if (!k)
 		return;
-	big_free(k->syms, k->syms_size);
-	big_free(k->pool, k->pool_size);
+	amb_big_free(k->syms, k->syms_size);
+	amb_big_free(k->pool, k->pool_size);
 	free(k);
 }
 

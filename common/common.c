@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static amb_warn_fn warn_fn;
@@ -248,4 +249,44 @@ fail:
 	amb_buf_free(&b);
 	errno = saved;
 	return NULL;
+}
+
+#define BIG_ALIGN ((size_t)2 << 20)
+
+void *amb_big_alloc(size_t want, size_t *size)
+{
+	size_t len = (want + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1), head, tail;
+	uint8_t *map, *p;
+
+	if (want < BIG_ALIGN / 2) {
+		*size = 0;
+		return malloc(want ? want : 1);
+	}
+	if (len < want || len > SIZE_MAX - BIG_ALIGN)
+		return NULL;
+	/* Map one alignment unit more and trim both ends to the boundary. */
+	map = mmap(NULL, len + BIG_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	p = (uint8_t *)(((uintptr_t)map + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
+	head = (size_t)(p - map);
+	tail = BIG_ALIGN - head;
+	if (head)
+		munmap(map, head);
+	if (tail)
+		munmap(p + len, tail);
+#ifdef MADV_HUGEPAGE
+	madvise(p, len, MADV_HUGEPAGE);
+#endif
+	*size = len;
+	return p;
+}
+
+void amb_big_free(void *p, size_t size)
+{
+	if (!size)
+		free(p);
+	else if (p)
+		munmap(p, size);
 }

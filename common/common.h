@@ -126,6 +126,19 @@ void amb_json_str(FILE *f, const char *s);
 /* Same for @n bytes that need not be NUL-terminated. */
 void amb_json_strn(FILE *f, const char *s, size_t n);
 
+/*
+ * Memory for big, short-lived buffers (decoded blocks, symbol tables).
+ * Every 4 KiB page touched costs a page fault, and in a VM a fault costs
+ * microseconds, more than decoding spends on the page; so buffers of 1 MiB
+ * and more are mapped on 2 MiB boundaries with transparent huge pages asked
+ * for (a hint the kernel may ignore).  Smaller ones come from malloc().
+ * *@size receives what amb_big_free() needs (0 for malloc'd memory); the
+ * buffer holds at least @want bytes, and *@size of them when nonzero.
+ * NULL when out of memory.  The content is not preserved across calls.
+ */
+void *amb_big_alloc(size_t want, size_t *size);
+void amb_big_free(void *p, size_t size);
+
 /* Read a whole (small) file such as a /proc or /sys entry into a
  * NUL-terminated heap string.  At most @max bytes are read.  Returns the
  * string (caller frees) or NULL with errno set. */

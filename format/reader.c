@@ -36,14 +36,38 @@ struct amb_reader {
 
 struct amb_payload {
 	uint8_t *in;           /* block header + stored payload */
-	size_t in_cap;
+	size_t in_cap, in_map; /* usable bytes; amb_big_alloc() size */
 	uint8_t *out;          /* decoded payload */
-	size_t out_cap;
+	size_t out_cap, out_map;
 	const uint8_t *stored; /* stored payload of the last good load */
 	size_t stored_len;
 	ZSTD_DCtx *dctx;
 	char errmsg[240];
 };
+
+/*
+ * Make *@buf hold at least @need bytes.  Its content is not kept: every load
+ * overwrites it.  Big buffers come from amb_big_alloc() (huge pages: a 4 MiB
+ * block decoded into fresh small pages costs a thousand page faults).
+ */
+static int payload_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need)
+{
+	size_t m;
+	uint8_t *q;
+
+	if (need <= *cap)
+		return 0;
+	amb_big_free(*buf, *map);
+	*buf = NULL;
+	*cap = *map = 0;
+	q = amb_big_alloc(need, &m);
+	if (!q)
+		return -ENOMEM;
+	*buf = q;
+	*map = m;
+	*cap = m ? m : need;
+	return 0;
+}
 
 /* True for -AMB_E_*: damage to report and step over, not a system error. */
 static bool is_format_error(int err)
@@ -244,16 +268,10 @@ again:
 		return -AMB_E_TRUNCATED;
 	}
 	/* One byte more, for the NUL after a stored (codec none) payload. */
-	if (need + 1 > p->in_cap) {
-		uint8_t *q = realloc(p->in, need + 1);
-
-		if (!q) {
-			snprintf(p->errmsg, sizeof(p->errmsg),
-				 "block %zu at offset %llu: out of memory for %zu bytes", i, off, need);
-			return -ENOMEM;
-		}
-		p->in = q;
-		p->in_cap = need + 1;
+	if (payload_reserve(&p->in, &p->in_cap, &p->in_map, need + 1)) {
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: out of memory for %zu bytes", i, off, need);
+		return -ENOMEM;
 	}
 	n = amb_pread_full(r->fd, p->in, need, bi->offset);
 	if (n < 0 || (size_t)n < need) {
@@ -372,17 +390,11 @@ static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, s
 				goto fail;
 			}
 		}
-		if (raw + 1 > p->out_cap) {
-			uint8_t *q = realloc(p->out, raw + 1);
-
-			if (!q) {
-				snprintf(p->errmsg, sizeof(p->errmsg),
-					 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
-				err = -ENOMEM;
-				goto fail;
-			}
-			p->out = q;
-			p->out_cap = raw + 1;
+		if (payload_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
+			err = -ENOMEM;
+			goto fail;
 		}
 		/* The buffer is raw_size bytes: a frame decoding to more fails. */
 		got = ZSTD_decompressDCtx(p->dctx, p->out, raw, p->stored, p->stored_len);
@@ -744,8 +756,8 @@ void amb_payload_free(struct amb_payload *p)
 	if (!p)
 		return;
 	ZSTD_freeDCtx(p->dctx);
-	free(p->in);
-	free(p->out);
+	amb_big_free(p->in, p->in_map);
+	amb_big_free(p->out, p->out_map);
 	free(p);
 }
 

@@ -137,6 +137,28 @@ static void test_read_file(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+static void test_big_alloc(void **state)
+{
+	size_t size;
+	uint8_t *p;
+
+	(void)state;
+	p = amb_big_alloc(100, &size);
+	assert_non_null(p);
+	assert_int_equal(size, 0);       /* small: from malloc */
+	memset(p, 1, 100);
+	amb_big_free(p, size);
+	p = amb_big_alloc(3u << 20, &size);
+	assert_non_null(p);
+	assert_true(size >= 3u << 20);
+	assert_int_equal((uintptr_t)p % (2u << 20), 0);
+	memset(p, 2, size);              /* all of it is usable */
+	amb_big_free(p, size);
+	amb_big_free(NULL, 0);
+	amb_big_free(NULL, 4096);
+	assert_null(amb_big_alloc(SIZE_MAX - 100, &size));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_warn),
 		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_big_alloc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
