@@ -25,6 +25,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/embed.h"
+#include "analyze/fieldfilter.h"
 #include "analyze/machine.h"
 #include "analyze/report_common.h"
 #include "analyze/symbols.h"
@@ -135,6 +136,7 @@ struct memo_table {
 
 struct report {
 	/* options */
+	struct ana_field_filter ff;    /* --field-filter */
 	struct sort_key keys[16];
 	size_t nr_keys;
 	bool children, json, callgraph, caller, inline_frames;
@@ -756,7 +758,8 @@ static int process_sample(struct report *r, const struct ana_record *rec)
 	t = ana_machine_thread(r->m, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	if (!ana_filter_thread(&r->opts.filter, smp, t))
+	if (!ana_filter_thread(&r->opts.filter, smp, t) ||
+	    !ana_field_filter_pass(&r->ff, r->tp, smp))
 		goto filtered;
 	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
 	memoize = r->memo_on && memo_key(r, smp, t, h);
@@ -1168,6 +1171,7 @@ static void usage(FILE *f)
 "      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
 "  -e, --event NAME       only this event (default: each event in turn)\n"
 "      --percent-limit P  hide entries below P%%\n"
+"      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
 "      --json             JSON instead of text\n"
@@ -1176,7 +1180,8 @@ static void usage(FILE *f)
 
 static int parse_args(struct report *r, int argc, char **argv, const char **path)
 {
-	enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE };
+	enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE,
+	       O_FIELD_FILTER };
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "children", no_argument, NULL, O_CHILDREN },
@@ -1186,6 +1191,7 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 		{ "percent-limit", required_argument, NULL, O_PLIMIT },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "stdio", no_argument, NULL, O_STDIO },
+		{ "field-filter", required_argument, NULL, O_FIELD_FILTER },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		ANA_SAMPLE_OPTIONS,
@@ -1218,6 +1224,7 @@ static int parse_args(struct report *r, int argc, char **argv, const char **path
 		}
 		case O_JSON: r->json = true; break;
 		case O_STDIO: break;
+		case O_FIELD_FILTER: err = ana_field_filter_add(&r->ff, optarg); break;
 		case 'i': *path = optarg; break;
 		case 'h': usage(stdout); return 1;
 		default:
@@ -1297,7 +1304,7 @@ int cmd_report(int argc, char **argv)
 	for (i = 0; i < r.nr_keys; i++)
 		if (r.keys[i].kind == SK_FIELD)
 			break;
-	if (i < r.nr_keys) {
+	if (i < r.nr_keys || ana_field_filter_active(&r.ff)) {
 		r.tp = ana_tp_from_session(r.s);
 		if (!r.tp) {
 			err = -ENOMEM;
@@ -1359,11 +1366,13 @@ out:
 	free(r.cg_names.keys);
 	free(r.cg_names.names);
 	ana_sample_opts_free(&r.opts);
+	ana_field_filter_free(&r.ff);
 	amb_buf_free(&r.key);
 	amb_buf_free(&r.val);
 	return rc;
 out_args:
 	ana_sample_opts_free(&r.opts);
+	ana_field_filter_free(&r.ff);
 	ana_intern_free(&r.strings);
 	return err > 0 ? 0 : 2;
 }

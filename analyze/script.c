@@ -14,6 +14,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/embed.h"
+#include "analyze/fieldfilter.h"
 #include "analyze/machine.h"
 #include "analyze/report_common.h"
 #include "analyze/symbols.h"
@@ -37,6 +38,7 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 			F_PERIOD | F_CPU | F_TRACE)
 
 struct script {
+	struct ana_field_filter ff;    /* --field-filter */
 	unsigned fields;
 	bool json, inline_frames;
 	unsigned max_stack;
@@ -213,7 +215,8 @@ static int process_sample(struct script *sc, const struct ana_sample *smp)
 	t = ana_machine_thread(sc->m, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	if (!ana_filter_thread(&sc->opts.filter, smp, t))
+	if (!ana_filter_thread(&sc->opts.filter, smp, t) ||
+	    !ana_field_filter_pass(&sc->ff, sc->tp, smp))
 		return 0;
 	if (sc->fields & F_SRCLINE)
 		want |= ANA_SYM_SRCLINE;
@@ -348,6 +351,7 @@ static void usage(FILE *f)
 "  -F, --fields LIST      comm,pid,tid,time,event,ip,sym,dso,srcline,period,cpu,trace\n"
 "                         (+LIST adds to the default)\n"
 "      --max-stack N      at most N frames per sample\n"
+"      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --no-inline        no inlined functions in callchains\n"
 "      --pid/--tid LIST   only these processes/threads\n"
 "      --comm LIST        only these commands\n"
@@ -362,11 +366,12 @@ static void usage(FILE *f)
 
 int cmd_script(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_MAXSTACK, O_NO_INLINE };
+	enum { O_JSON = 256, O_MAXSTACK, O_NO_INLINE, O_FIELD_FILTER };
 	static const struct option opts[] = {
 		{ "fields", required_argument, NULL, 'F' },
 		{ "max-stack", required_argument, NULL, O_MAXSTACK },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "field-filter", required_argument, NULL, O_FIELD_FILTER },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
@@ -394,6 +399,7 @@ int cmd_script(int argc, char **argv)
 			break;
 		}
 		case O_NO_INLINE: sc.inline_frames = false; break;
+		case O_FIELD_FILTER: err = ana_field_filter_add(&sc.ff, optarg); break;
 		case O_JSON: sc.json = true; break;
 		case 'i': path = optarg; break;
 		case 'h': usage(stdout); rc = 0; goto out;
@@ -439,7 +445,7 @@ int cmd_script(int argc, char **argv)
 		err = -ENOMEM;
 		goto out_err;
 	}
-	if (sc.fields & F_TRACE) {
+	if ((sc.fields & F_TRACE) || ana_field_filter_active(&sc.ff)) {
 		sc.tp = ana_tp_from_session(sc.s);
 		if (!sc.tp) {
 			err = -ENOMEM;
@@ -471,5 +477,6 @@ out:
 	ana_embed_free(emb);
 	ana_session_close(sc.s);
 	ana_sample_opts_free(&sc.opts);
+	ana_field_filter_free(&sc.ff);
 	return rc;
 }

@@ -118,6 +118,20 @@ t_sched_switch() {
 	else
 		ok script_sched_switch
 	fi
+	# --field-filter keeps exactly the samples whose field prints so.
+	"$ANA" script --field-filter prev_comm=worker-0 --fields trace "$T/sw.amber" >"$T/ff.txt" 2>&1
+	n_ff=$(grep -c . "$T/ff.txt")
+	n_w0=$(grep -c 'prev_comm=worker-0 ' "$T/sw.txt")
+	if [ "$n_ff" -gt 0 ] && [ "$n_ff" = "$n_w0" ] && ! grep -v 'prev_comm=worker-0 ' "$T/ff.txt" | grep -q .; then
+		ok script_field_filter
+	else
+		fail script_field_filter "$n_ff lines kept, $n_w0 expected: $(head -n 2 "$T/ff.txt" | tr '\n' '|')"
+	fi
+	if "$ANA" report --field-filter prev_comm "$T/sw.amber" >/dev/null 2>&1; then
+		fail field_filter_syntax "a term without '=' was accepted"
+	else
+		ok field_filter_syntax
+	fi
 	"$ANA" report -e sched:sched_switch --sort prev_comm "$T/sw.amber" >"$T/swr.txt" 2>/dev/null
 	if grep -q '^ .*%.* worker-0$' "$T/swr.txt"; then
 		ok report_sort_tracepoint_field
