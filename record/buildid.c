@@ -10,6 +10,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record/rec_internal.h"
@@ -109,17 +110,30 @@ static int elf_find_buildid(Elf *elf, struct rec_buildid *out)
 
 int rec_buildid_from_file(const char *path, struct rec_buildid *out)
 {
+	struct stat sb;
 	Elf *elf;
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The path comes from /proc/PID/maps and may have been replaced
+	 * since by a FIFO or a device: never block opening it, never read
+	 * anything but a regular file. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &sb)) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err = -EINVAL;
+		goto out;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	err = elf ? elf_find_buildid(elf, out) : -EINVAL;
 	elf_end(elf);
+out:
 	close(fd);
 	return err;
 }

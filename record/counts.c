@@ -5,6 +5,7 @@
  * can scale multiplexed counts.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,10 +28,18 @@ int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t, st
 
 				if (el->fds[i] < 0)
 					continue;
-				r = read(el->fds[i], v, sizeof(v));
+				do
+					r = read(el->fds[i], v, sizeof(v));
+				while (r < 0 && errno == EINTR);
 				if (r != (ssize_t)sizeof(v)) {
-					amb_warn("%s on cpu %d: cannot read the count: %s",
-						 el->events->v[e].name, t->cpus[c],
+					char thread[32] = "";
+
+					if (el->nr_threads > 1 || t->kind == REC_TARGET_PID ||
+					    t->kind == REC_TARGET_TID)
+						snprintf(thread, sizeof(thread), ", thread %d",
+							 (int)t->threads[th]);
+					amb_warn("event '%s' on cpu %d%s: cannot read the count: %s",
+						 el->events->v[e].name, t->cpus[c], thread,
 						 r < 0 ? strerror(errno) : "short read");
 					continue;
 				}

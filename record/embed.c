@@ -212,7 +212,8 @@ static int embed_file(struct amb_writer *w, const struct rec_buildid *bid, unsig
 	size_t done = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO put in the file's place must not hang the recorder. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > FILE_MAX ||

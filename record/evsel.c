@@ -168,9 +168,11 @@ static int open_event(struct rec_evlist *el, size_t e, const struct rec_sampling
 			}
 			el->fds[fd_index(el, e, c, th)] = fd;
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &el->ids[fd_index(el, e, c, th)]) < 0) {
+				int en = errno;
+
 				snprintf(err, errlen, "event '%s' on cpu %d: PERF_EVENT_IOC_ID: %s",
-					 ev->name, t->cpus[c], strerror(errno));
-				return -errno;
+					 ev->name, t->cpus[c], strerror(en));
+				return -en;
 			}
 			opened++;
 		}
@@ -211,10 +213,12 @@ static int setup_rings(struct rec_evlist *el, const struct rec_target *t, unsign
 					continue;
 				if (ring) {
 					if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
+						int en = errno;
+
 						snprintf(err, errlen, "cpu %d: redirecting '%s' into the "
 							 "CPU's ring: %s", t->cpus[c],
-							 el->events->v[e].name, strerror(errno));
-						return -errno;
+							 el->events->v[e].name, strerror(en));
+						return -en;
 					}
 					continue;
 				}
@@ -296,14 +300,29 @@ int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
 	el->events = events;
 	el->nr_cpus = t->nr_cpus;
 	el->nr_threads = t->kind == REC_TARGET_SYSTEM || t->kind == REC_TARGET_CMD ? 1 : t->nr_threads;
+	if (!events->n || !el->nr_cpus || !el->nr_threads) {
+		snprintf(err, errlen, "nothing to open: %zu events, %zu CPUs, %zu threads",
+			 events->n, el->nr_cpus, el->nr_threads);
+		return -EINVAL;
+	}
+	if (el->nr_cpus > SIZE_MAX / el->nr_threads ||
+	    events->n > SIZE_MAX / sizeof(*el->ids) / (el->nr_cpus * el->nr_threads)) {
+		snprintf(err, errlen, "%zu events on %zu CPUs and %zu threads: too many to open",
+			 events->n, el->nr_cpus, el->nr_threads);
+		return -E2BIG;
+	}
 	total = events->n * el->nr_cpus * el->nr_threads;
+	/* Every fd reads -1 before anything else can fail: rec_evlist_close()
+	 * closes what is not -1. */
 	el->fds = malloc(total * sizeof(*el->fds));
-	el->ids = calloc(total, sizeof(*el->ids));
-	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
-	if (!el->fds || !el->ids || !el->rings)
+	if (!el->fds)
 		return -ENOMEM;
 	for (size_t i = 0; i < total; i++)
 		el->fds[i] = -1;
+	el->ids = calloc(total, sizeof(*el->ids));
+	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
+	if (!el->ids || !el->rings)
+		return -ENOMEM;
 
 	for (size_t e = 0; e < events->n; e++) {
 		ret = open_with_fallbacks(el, e, s, t, err, errlen);
@@ -316,10 +335,17 @@ int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
 void rec_evlist_enable(struct rec_evlist *el, bool on)
 {
 	size_t total = el->events ? el->events->n * el->nr_cpus * el->nr_threads : 0;
+	size_t per_event = el->nr_cpus * el->nr_threads;
 
-	for (size_t i = 0; el->fds && i < total; i++)
-		if (el->fds[i] >= 0)
-			ioctl(el->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t i = 0; el->fds && i < total; i++) {
+		if (el->fds[i] < 0 ||
+		    !ioctl(el->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0))
+			continue;
+		/* An event that stays disabled records nothing: say so. */
+		amb_warn("event '%s' (fd %zu of %zu): %s: %s", el->events->v[i / per_event].name,
+			 i % per_event + 1, per_event,
+			 on ? "PERF_EVENT_IOC_ENABLE" : "PERF_EVENT_IOC_DISABLE", strerror(errno));
+	}
 }
 
 uint64_t rec_evlist_first_id(const struct rec_evlist *el, size_t e)

@@ -108,9 +108,26 @@ int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *a
 				return 0;
 			}
 		}
-		p = le + 1;
+		if (!nl)
+			break;
+		p = nl + 1;
 	}
 	return -ENOENT;
+}
+
+/* The next space-separated field of [*@s, @le): its start, *@s moved past
+ * it and its length in *@n.  NULL when the line has no more fields. */
+static const char *next_field(const char **s, const char *le, size_t *n)
+{
+	const char *f = *s, *e;
+
+	while (f < le && (*f == ' ' || *f == '\t'))
+		f++;
+	for (e = f; e < le && *e != ' ' && *e != '\t'; e++)
+		;
+	*s = e;
+	*n = (size_t)(e - f);
+	return *n ? f : NULL;
 }
 
 int rec_modules_parse(const char *text, size_t len, struct rec_module **out)
@@ -122,21 +139,33 @@ int rec_modules_parse(const char *text, size_t len, struct rec_module **out)
 	*out = NULL;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = (size_t)((nl ? nl : end) - p);
-		char line[512], name[64];
-		unsigned long long size, addr;
-		int pos = 0;
+		const char *le = nl ? nl : end, *s = p;
+		const char *f[6];
+		size_t flen[6];
+		char num[24], *e;
+		uint64_t size, addr;
+		size_t i;
 
-		if (ll >= sizeof(line))
-			ll = sizeof(line) - 1;
-		memcpy(line, p, ll);
-		line[ll] = '\0';
-		p += ll + 1;
-		/* "name size refcnt deps state 0xaddr [taint]" */
-		if (sscanf(line, "%63s %llu %*s %*s %*s %n", name, &size, &pos) < 2 || !pos)
+		p = nl ? nl + 1 : end;
+		/* "name size refcnt deps state 0xaddr [taint]": fields are
+		 * walked in place, for the dependency list has no length
+		 * limit (a line of nf_conntrack easily passes 512 bytes). */
+		for (i = 0; i < AMB_ARRAY_SIZE(f); i++)
+			if (!(f[i] = next_field(&s, le, &flen[i])))
+				break;
+		if (i < AMB_ARRAY_SIZE(f) || flen[0] >= sizeof(v->name) || flen[1] >= sizeof(num) ||
+		    flen[5] >= sizeof(num))
 			continue;
-		addr = strtoull(line + pos, NULL, 16);
-		if (!addr)
+		memcpy(num, f[1], flen[1]);
+		num[flen[1]] = '\0';
+		errno = 0;
+		size = strtoull(num, &e, 10);
+		if (errno || *e || e == num)
+			continue;
+		memcpy(num, f[5], flen[5]);
+		num[flen[5]] = '\0';
+		addr = strtoull(num, &e, 16);
+		if (errno || *e || !addr)
 			continue;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 64;
@@ -149,7 +178,8 @@ int rec_modules_parse(const char *text, size_t len, struct rec_module **out)
 			v = nv;
 			cap = nc;
 		}
-		snprintf(v[n].name, sizeof(v[n].name), "%s", name);
+		memcpy(v[n].name, f[0], flen[0]);
+		v[n].name[flen[0]] = '\0';
 		v[n].addr = addr;
 		v[n].size = size;
 		n++;

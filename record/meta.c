@@ -56,12 +56,14 @@ static void cpuinfo_field(const char *info, const char *key, char *out, size_t o
 	for (const char *p = info; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		const char *colon, *nl;
 
-		if (strncmp(p, key, klen) || (p[klen] != ' ' && p[klen] != '\t' && p[klen] != ':'))
+		if (strncmp(p, key, klen))
 			continue;
-		colon = strchr(p, ':');
-		nl = strchr(p, '\n');
-		if (!colon || (nl && colon > nl))
+		/* Only blanks between the key and its colon: "model" must not
+		 * take the value of "model name". */
+		colon = p + klen + strspn(p + klen, " \t");
+		if (*colon != ':')
 			continue;
+		nl = strchr(colon, '\n');
 		colon++;
 		while (*colon == ' ')
 			colon++;

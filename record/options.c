@@ -3,6 +3,7 @@
  * record/options.c - amber-rec's command line, perf record's spelling
  * where the two share an option.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -162,8 +163,28 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/*
+ * The option getopt_long() just refused, for the message.  In a cluster
+ * such as "-xa" optind has not moved past the cluster yet, so argv[optind
+ * - 1] may be an earlier argument (even argv[0]): name a short option by
+ * its letter, @buf holding "-x".
+ */
+static const char *bad_option(char **argv, int ind, int optopt_, char buf[3])
+{
+	const char *arg = ind > 0 ? argv[ind - 1] : "";
+
+	if (!strncmp(arg, "--", 2) || optopt_ <= 0 || optopt_ > UCHAR_MAX ||
+	    !isgraph(optopt_))
+		return arg;
+	buf[0] = '-';
+	buf[1] = (char)optopt_;
+	buf[2] = '\0';
+	return buf;
+}
+
 int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
+	char opt[3];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -183,8 +204,10 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		case 'e': {
 			char **nv = realloc(o->event_specs, (o->nr_event_specs + 1) * sizeof(*nv));
 
-			if (!nv)
+			if (!nv) {
+				snprintf(err, errlen, "-e '%s': out of memory", optarg);
 				return -ENOMEM;
+			}
 			nv[o->nr_event_specs++] = optarg;
 			o->event_specs = nv;
 			break;
@@ -280,9 +303,11 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 			o->version = true;
 			break;
 		case ':':
-			return fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
+			return fail(err, errlen, "option '%s' needs an argument",
+				    bad_option(argv, optind, optopt, opt));
 		default:
-			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+			return fail(err, errlen, "unknown option '%s'",
+				    bad_option(argv, optind, optopt, opt));
 		}
 	}
 	if (optind < argc) {

@@ -75,6 +75,7 @@ struct rec_opts {
  * rec_opts_free(), also after an error.  Strings point into @argv.
  */
 int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen);
+/* Free the arrays rec_opts_parse() allocated and zero @o (NULL-safe). */
 void rec_opts_free(struct rec_opts *o);
 
 /* Default dwarf rings: REC_RING_HOLD_MS of samples, at least MIN_BYTES and
@@ -187,7 +188,8 @@ int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
 		    const struct rec_sampling *s, const struct rec_target *t,
 		    unsigned pages, char *err, size_t errlen);
 
-/* PERF_EVENT_IOC_ENABLE / _DISABLE on every fd. */
+/* PERF_EVENT_IOC_ENABLE / _DISABLE on every fd; a refused ioctl is
+ * reported through amb_warn() naming the event. */
 void rec_evlist_enable(struct rec_evlist *el, bool on);
 
 /* Unmap the rings, close the fds, free the arrays (NULL-safe). */
@@ -343,9 +345,13 @@ int rec_buildid_from_memory(const void *image, size_t len, struct rec_buildid *o
 
 /* Cache by (device, inode): each mapped file is read once. */
 struct rec_buildid_cache;
+/* An empty cache, or NULL (errno ENOMEM).  Free with rec_buildid_cache_free(). */
 struct rec_buildid_cache *rec_buildid_cache_new(void);
+/* Free @c and its entries (NULL-safe). */
 void rec_buildid_cache_free(struct rec_buildid_cache *c);
-/* Look up (dev, ino) or read @path; the result (possibly len 0) is cached. */
+/* Look up (dev, ino) or read @path; the result (possibly len 0) is cached.
+ * Returns 0 with *@out filled, -ENOENT when the file has no build-id (or
+ * cannot be read; *@out has len 0), -ENOMEM. */
 int rec_buildid_cache_get(struct rec_buildid_cache *c, uint64_t dev, uint64_t ino,
 			  const char *path, struct rec_buildid *out);
 
@@ -394,7 +400,10 @@ struct rec_synth_ctx {
 	uint64_t nr_records;       /* records appended so far */
 };
 
-/* Append a COMM / FORK / MMAP2 record with the trailer of @x to @out. */
+/* Append a COMM / FORK (thread @tid to its process @pid) / MMAP2 record
+ * with the trailer of @x to @out, counted in x->nr_records.  Returns 0,
+ * -ENOMEM, or -E2BIG for a name too long for a u16 record size; on error
+ * @out is left as it was. */
 int rec_synth_comm(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid, pid_t tid,
 		   const char *comm);
 int rec_synth_fork(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid, pid_t tid);
@@ -424,9 +433,12 @@ int rec_synth_process(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid);
 int rec_synth_kernel(struct rec_synth_ctx *x, struct amb_buf *out,
 		     const char *kallsyms, size_t kallsyms_len);
 
-/* Every process in /proc (system-wide recording). */
+/* rec_synth_process() for every process in /proc (system-wide
+ * recording).  Returns 0, -errno when /proc cannot be listed, -ENOMEM,
+ * -E2BIG. */
 int rec_synth_all(struct rec_synth_ctx *x, struct amb_buf *out);
 
+/* Free the build-id list of @x (not x->cache, not x->buildids). */
 void rec_synth_ctx_free(struct rec_synth_ctx *x);
 
 /* Parse one /proc/PID/maps line.  Returns 0, or -EINVAL. */

@@ -244,7 +244,8 @@ static const struct rec_buildid *vdso_buildid(struct rec_synth_ctx *x)
 	if (!base)
 		return &x->vdso;
 	maps = amb_read_file("/proc/self/maps", MAPS_MAX, NULL);
-	for (char *line = maps ? strtok(maps, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+	for (char *save = NULL, *line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		struct rec_maps_line m;
 
 		if (rec_maps_parse_line(line, &m) || strcmp(m.path, "[vdso]"))
@@ -313,6 +314,15 @@ static pid_t read_ppid(pid_t pid)
 	return (pid_t)ppid;
 }
 
+/* The kernel's mark of a mapped file unlinked since it was mapped. */
+static bool is_deleted(const char *path)
+{
+	static const char mark[] = " (deleted)";
+	size_t n = strlen(path);
+
+	return n >= sizeof(mark) - 1 && !strcmp(path + n - (sizeof(mark) - 1), mark);
+}
+
 static int synth_maps(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
 {
 	char path[64], *maps;
@@ -343,8 +353,11 @@ static int synth_maps(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
 			 * deleted or lives in another mount namespace. */
 			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 				 (int)pid, ml.start, ml.end);
+			/* Without map_files (not root) the path is all there is;
+			 * but a " (deleted)" one names a file that is gone, and
+			 * whatever lives at that name now is another file. */
 			if (rec_buildid_cache_get(x->cache, makedev(ml.maj, ml.min), ml.ino, mf,
-						  &bid) == -ENOENT && !bid.len)
+						  &bid) == -ENOENT && !bid.len && !is_deleted(ml.path))
 				rec_buildid_from_file(ml.path, &bid);
 		} else {
 			continue; /* [vsyscall] and other special mappings */

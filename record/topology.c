@@ -5,6 +5,7 @@
  * and physical ranges, and CPU caches.  libnuma gives distances and sizes;
  * sysfs gives everything else.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -121,9 +122,12 @@ static int collect_ranges(struct amb_buf *ranges, int nr_nodes)
 	long max_block = -1;
 	DIR *d;
 	struct dirent *de;
+	int err = 0;
 
 	free(s);
-	if (!bsz || !last_end || !(d = opendir(SYS_MEM))) {
+	if (!last_end)
+		return -ENOMEM;
+	if (!bsz || !(d = opendir(SYS_MEM))) {
 		free(last_end);
 		return -ENOENT;
 	}
@@ -132,7 +136,7 @@ static int collect_ranges(struct amb_buf *ranges, int nr_nodes)
 			max_block = AMB_MAX(max_block, atol(de->d_name + 6));
 	closedir(d);
 	/* Walk blocks in address order so that ranges come out merged. */
-	for (long i = 0; i <= max_block; i++) {
+	for (long i = 0; i <= max_block && !err; i++) {
 		char dir[96];
 		uint64_t start = (uint64_t)i * bsz;
 		int node;
@@ -145,27 +149,29 @@ static int collect_ranges(struct amb_buf *ranges, int nr_nodes)
 			/* extend: rewrite the end of the last range */
 			char *dash = memrchr(ranges[node].data, '-', ranges[node].len);
 
+			assert(dash);
 			ranges[node].len = (size_t)(dash - (char *)ranges[node].data) + 1;
-			amb_buf_printf(&ranges[node], "%" PRIx64, start + bsz);
+			err = amb_buf_printf(&ranges[node], "%" PRIx64, start + bsz);
 		} else {
-			amb_buf_printf(&ranges[node], "%s%" PRIx64 "-%" PRIx64,
-				       ranges[node].len ? "," : "", start, start + bsz);
+			err = amb_buf_printf(&ranges[node], "%s%" PRIx64 "-%" PRIx64,
+					     ranges[node].len ? "," : "", start, start + bsz);
 		}
 		last_end[node] = start + bsz;
 	}
 	free(last_end);
-	return 0;
+	return err;
 }
 
-/* Fallback when there are no memory blocks: zone spans of /proc/zoneinfo. */
-static void zoneinfo_ranges(struct amb_buf *ranges, int nr_nodes)
+/* Fallback when there are no memory blocks: zone spans of /proc/zoneinfo.
+ * Returns 0 or -ENOMEM. */
+static int zoneinfo_ranges(struct amb_buf *ranges, int nr_nodes)
 {
 	char *z = amb_read_file("/proc/zoneinfo", 16u << 20, NULL);
 	long psz = sysconf(_SC_PAGESIZE);
-	int node = -1;
+	int node = -1, err = 0;
 	uint64_t spanned = 0;
 
-	for (char *save = NULL, *l = z ? strtok_r(z, "\n", &save) : NULL; l;
+	for (char *save = NULL, *l = z ? strtok_r(z, "\n", &save) : NULL; l && !err;
 	     l = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v;
 
@@ -175,10 +181,11 @@ static void zoneinfo_ranges(struct amb_buf *ranges, int nr_nodes)
 			spanned = v;
 		else if (sscanf(l, " start_pfn: %llu", &v) == 1 && spanned &&
 			 node >= 0 && node < nr_nodes)
-			amb_buf_printf(&ranges[node], "%s%llx-%llx", ranges[node].len ? "," : "",
-				       v * (uint64_t)psz, (v + spanned) * (uint64_t)psz);
+			err = amb_buf_printf(&ranges[node], "%s%llx-%llx", ranges[node].len ? "," : "",
+					     v * (uint64_t)psz, (v + spanned) * (uint64_t)psz);
 	}
 	free(z);
+	return err;
 }
 
 static int put_nodes(struct amb_buf *b)
@@ -194,8 +201,9 @@ static int put_nodes(struct amb_buf *b)
 	ranges = calloc((size_t)nr_nodes, sizeof(*ranges));
 	if (!ranges)
 		return -ENOMEM;
-	if (collect_ranges(ranges, nr_nodes))
-		zoneinfo_ranges(ranges, nr_nodes);
+	err = collect_ranges(ranges, nr_nodes);
+	if (err == -ENOENT)
+		err = zoneinfo_ranges(ranges, nr_nodes);
 
 	for (int n = 0; n < nr_nodes && !err; n++) {
 		snprintf(path, sizeof(path), SYS_NODE "/node%d", n);

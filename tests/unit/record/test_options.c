@@ -140,6 +140,10 @@ static void test_errors(void **state)
 		{ ARGS("--bogus", "ls"), "unknown option '--bogus'" },
 		{ ARGS("ls", "-o"), NULL }, /* -o belongs to ls: fine */
 		{ ARGS("-o"), "needs an argument" },
+		/* in a cluster, optind still points at the cluster's start */
+		{ ARGS("-xa", "ls"), "unknown option '-x'" },
+		{ ARGS("-ae"), "option '-e' needs an argument" },
+		{ ARGS("-a", "--output"), "option '--output' needs an argument" },
 	};
 
 	(void)state;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -300,6 +301,71 @@ static void test_notes(void **state)
 	assert_int_equal(rec_buildid_from_file("/proc/self/status", &bid), -EINVAL);
 }
 
+/* A process that exits while we synthesize it is skipped, not an error:
+ * a zombie (exited, not reaped) still has a task and a comm but no maps;
+ * a reaped one has nothing left in /proc. */
+static void test_exited_process(void **state)
+{
+	struct amb_buf b = AMB_BUF_INIT, bids = AMB_BUF_INIT;
+	struct rec_synth_ctx x;
+	int wstatus;
+	pid_t pid;
+
+	(void)state;
+	ctx_init(&x, &bids);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(0);
+	/* A zombie once /proc/PID/stat says Z (the exit is asynchronous). */
+	for (int i = 0; i < 1000; i++) {
+		char path[64], *st;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		st = amb_read_file(path, 4096, NULL);
+		if (st && strstr(st, ") Z ")) {
+			free(st);
+			break;
+		}
+		free(st);
+		usleep(1000);
+	}
+	assert_int_equal(rec_synth_process(&x, &b, pid), 0);
+	for (size_t o = 0; o < b.len;) {
+		const struct perf_event_header *h = (const void *)(b.data + o);
+
+		assert_true(h->size >= 8 && o + h->size <= b.len);
+		assert_int_not_equal(h->type, PERF_RECORD_MMAP2);
+		o += h->size;
+	}
+	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+	amb_buf_reset(&b);
+	assert_int_equal(rec_synth_process(&x, &b, pid), 0);
+	assert_int_equal(b.len, 0);
+	amb_buf_free(&b);
+	amb_buf_free(&bids);
+	ctx_free(&x);
+}
+
+/* A mapped file replaced by a FIFO (nobody writing) must not block the
+ * recorder: it is no ELF file.  alarm() turns a hang into a failure. */
+static void test_buildid_fifo(void **state)
+{
+	char dir[] = "/tmp/amber-test-fifo-XXXXXX", path[64];
+	struct rec_buildid bid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);
+	assert_int_equal(rec_buildid_from_file(path, &bid), -EINVAL);
+	alarm(0);
+	assert_int_equal(bid.len, 0);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_cache(void **state)
 {
 	struct rec_buildid_cache *c = rec_buildid_cache_new();
@@ -352,6 +418,29 @@ static void test_kallsyms(void **state)
 	free(m);
 }
 
+/* A dependency list longer than any fixed line buffer must not lose its
+ * module, nor the line after it. */
+static void test_modules_long_line(void **state)
+{
+	struct amb_buf t = AMB_BUF_INIT;
+	struct rec_module *m;
+
+	(void)state;
+	assert_int_equal(amb_buf_printf(&t, "nf_conntrack 172032 6 "), 0);
+	for (int i = 0; i < 60; i++)
+		assert_int_equal(amb_buf_printf(&t, "dependent_module_%02d,", i), 0);
+	assert_int_equal(amb_buf_printf(&t, " Live 0xffffffffc0400000\n"), 0);
+	assert_int_equal(amb_buf_printf(&t, "ext4 1000000 2 - Live 0xffffffffc0000000\n"), 0);
+	assert_true(t.len > 1024);
+	assert_int_equal(rec_modules_parse((const char *)t.data, t.len, &m), 2);
+	assert_string_equal(m[0].name, "nf_conntrack");
+	assert_int_equal(m[0].size, 172032);
+	assert_int_equal(m[0].addr, 0xffffffffc0400000ull);
+	assert_string_equal(m[1].name, "ext4");
+	free(m);
+	amb_buf_free(&t);
+}
+
 static void test_kallsyms_padding(void **state)
 {
 	char text[] = "ffffffff81000000 T _stext\n"
@@ -381,9 +470,12 @@ int main(void)
 		cmocka_unit_test(test_maps_line),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_exited_process),
+		cmocka_unit_test(test_buildid_fifo),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_padding),
+		cmocka_unit_test(test_modules_long_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

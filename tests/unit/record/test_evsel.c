@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for record/evsel.c: the perf_event_attr settings every event
+ * shares, and rec_evlist_open()'s refusal of shapes it cannot hold (no
+ * kernel involved: these fail before any perf_event_open). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "record/rec_internal.h"
+
+static void test_attr_apply(void **state)
+{
+	struct rec_sampling s = { .freq = 999, .callgraph = REC_CG_DWARF, .stack_size = 8192,
+				  .inherit = true, .wakeup_bytes = 4096 };
+	struct perf_event_attr a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	rec_attr_apply(&a, &s, true, false);
+	assert_int_equal(a.size, sizeof(a));
+	assert_int_equal(a.sample_type, rec_sample_type(&s));
+	assert_true(a.sample_type & PERF_SAMPLE_IDENTIFIER);
+	assert_true(a.sample_type & PERF_SAMPLE_STACK_USER);
+	assert_int_equal(a.freq, 1);
+	assert_int_equal(a.sample_freq, 999);
+	assert_int_equal(a.sample_stack_user, 8192);
+	assert_int_equal(a.exclude_callchain_user, 1);
+	assert_true(a.sample_regs_user != 0);
+	assert_int_equal(a.sample_id_all, 1);
+	assert_int_equal(a.use_clockid, 1);
+	assert_int_equal(a.clockid, CLOCK_MONOTONIC);
+	assert_int_equal(a.inherit, 1);
+	assert_int_equal(a.watermark, 1);
+	assert_int_equal(a.wakeup_watermark, 4096);
+	assert_int_equal(a.mmap2, 1);
+	assert_int_equal(a.comm, 1);
+	assert_int_equal(a.task, 1);
+
+	/* Tracepoints sample every hit; only the first event tracks tasks. */
+	memset(&a, 0, sizeof(a));
+	s.period = 10000;
+	rec_attr_apply(&a, &s, false, true);
+	assert_int_equal(a.freq, 0);
+	assert_int_equal(a.sample_period, 1);
+	assert_int_equal(a.mmap2, 0);
+	assert_int_equal(a.comm, 0);
+	memset(&a, 0, sizeof(a));
+	rec_attr_apply(&a, &s, false, false);
+	assert_int_equal(a.freq, 0);
+	assert_int_equal(a.sample_period, 10000);
+}
+
+/* fds/ids are sized events x CPUs x threads: a product that overflows
+ * size_t must be refused, not turned into a small allocation. */
+static void test_open_too_many(void **state)
+{
+	struct rec_event_list events = { NULL, SIZE_MAX / 4 + 2 };
+	int cpus[4] = { 0, 1, 2, 3 };
+	struct rec_target t = { .kind = REC_TARGET_SYSTEM, .cpus = cpus, .nr_cpus = 4 };
+	struct rec_sampling s = { .freq = 1000 };
+	struct rec_evlist el;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(rec_evlist_open(&el, &events, &s, &t, 8, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "too many"));
+	rec_evlist_close(&el);
+}
+
+static void test_open_nothing(void **state)
+{
+	struct rec_event_list events = { NULL, 0 };
+	int cpus[1] = { 0 };
+	struct rec_target t = { .kind = REC_TARGET_SYSTEM, .cpus = cpus, .nr_cpus = 1 };
+	struct rec_sampling s = { .freq = 1000 };
+	struct rec_evlist el;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(rec_evlist_open(&el, &events, &s, &t, 8, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "nothing to open"));
+	rec_evlist_close(&el);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attr_apply),
+		cmocka_unit_test(test_open_too_many),
+		cmocka_unit_test(test_open_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
