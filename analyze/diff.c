@@ -40,11 +40,11 @@
 #define SLOT_NEW 1
 
 struct diff_args {
-	const char *base, *new_path, *output, *title;
+	const char *base, *new_path, *output;
 	enum flame_key key;
 	bool all, json, absolute, flame, negate;
-	double alpha, min_width;
-	unsigned width;
+	double alpha;
+	struct fsvg_opts svg;           /* --title, --width, --minwidth */
 	struct ana_sample_opts sample;  /* filters, -e, --symfs, --no-debuginfod */
 };
 
@@ -281,8 +281,7 @@ static int parse_sort(struct diff_args *a, const char *arg)
 /* Returns 0, 1 after --help, -EINVAL after printing what was wrong. */
 static int parse_args(struct diff_args *a, int argc, char **argv)
 {
-	enum { O_ABSOLUTE = 256, O_ALL, O_ALPHA, O_JSON, O_FLAME, O_NEGATE, O_TITLE, O_WIDTH,
-	       O_MINWIDTH };
+	enum { O_ABSOLUTE = 256, O_ALL, O_ALPHA, O_JSON, O_FLAME, O_NEGATE };
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "absolute", no_argument, NULL, O_ABSOLUTE },
@@ -292,10 +291,8 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 		{ "flame", no_argument, NULL, O_FLAME },
 		{ "negate", no_argument, NULL, O_NEGATE },
 		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, O_TITLE },
-		{ "width", required_argument, NULL, O_WIDTH },
-		{ "minwidth", required_argument, NULL, O_MINWIDTH },
 		{ "help", no_argument, NULL, 'h' },
+		FSVG_OPTIONS,
 		ANA_SAMPLE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -318,23 +315,11 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 		case O_FLAME: a->flame = true; break;
 		case O_NEGATE: a->negate = true; break;
 		case 'o': a->output = optarg; break;
-		case O_TITLE: a->title = optarg; break;
-		case O_WIDTH: {
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (end == optarg || *end || v < 100 || v > 100000)
-				err = -EINVAL;
-			a->width = (unsigned)v;
-			break;
-		}
-		case O_MINWIDTH:
-			a->min_width = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->min_width >= 0))
-				err = -EINVAL;
-			break;
 		case 'h': usage(stdout); return 1;
 		default:
-			err = ana_sample_option(&a->sample, c, optarg);
+			err = fsvg_option(&a->svg, c, optarg);
+			if (err > 0)
+				err = ana_sample_option(&a->sample, c, optarg);
 			if (err > 0) {
 				usage(stderr);
 				return -EINVAL;
@@ -386,14 +371,18 @@ static int load_both(struct diff *d)
 
 static int write_flame(struct diff *d, FILE *f)
 {
+	struct fsvg_opts so = d->a->svg;
 	char subtitle[512];
-	struct fsvg_opts so = {
-		.title = d->a->title ? d->a->title : "Differential Flame Graph",
-		.subtitle = subtitle, .unit = "samples", .width = d->a->width,
-		.min_width = d->a->min_width, .slot = d->a->negate ? SLOT_BASE : SLOT_NEW,
-		.diff = true, .base_slot = SLOT_BASE, .new_slot = SLOT_NEW,
-		.absolute = d->a->absolute,
-	};
+
+	if (!so.title)
+		so.title = "Differential Flame Graph";
+	so.subtitle = subtitle;
+	so.unit = "samples";
+	so.slot = d->a->negate ? SLOT_BASE : SLOT_NEW;
+	so.diff = true;
+	so.base_slot = SLOT_BASE;
+	so.new_slot = SLOT_NEW;
+	so.absolute = d->a->absolute;
 
 	snprintf(subtitle, sizeof(subtitle),
 		 "widths: %s (%s); red: grew, blue: shrank from %s to %s (%s)",
@@ -404,7 +393,9 @@ static int write_flame(struct diff *d, FILE *f)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = { .key = FLAME_KEY_DSO_SYM, .alpha = 0.05, .min_width = 0.1 };
+	struct diff_args a = {
+		.key = FLAME_KEY_DSO_SYM, .alpha = 0.05, .svg.min_width = FSVG_MIN_WIDTH_DEFAULT,
+	};
 	struct diff d = { .a = &a };
 	struct ana_out out;
 	FILE *f = NULL;
@@ -432,7 +423,7 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "amber-analyze: error: diff: %s\n", strerror(-err));
 		goto out;
 	}
-	f = a.output && strcmp(a.output, "-") ? fopen(a.output, "w") : stdout;
+	f = ana_output_open(a.output);
 	if (!f) {
 		fprintf(stderr, "amber-analyze: error: diff: cannot create %s: %s\n", a.output,
 			strerror(errno));
@@ -440,8 +431,6 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (a.flame) {
 		err = write_flame(&d, f);
-		if (fflush(f) || ferror(f))
-			err = -EIO;
 	} else {
 		qsort(d.rows, d.nr_rows, sizeof(*d.rows), row_cmp);
 		ana_out_init(&out, f);
@@ -451,18 +440,16 @@ int cmd_diff(int argc, char **argv)
 			print_table(&d, &out);
 		err = ana_out_finish(&out) ? -EIO : 0;
 	}
+	err = ana_output_close(f, err);
+	f = NULL;
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: diff: writing %s: %s\n",
-			a.output ? a.output : "standard output", strerror(-err));
+			ana_output_name(a.output), strerror(-err));
 		goto out;
 	}
 	rc = 0;
 out:
-	if (f && f != stdout && fclose(f) && !rc) {
-		fprintf(stderr, "amber-analyze: error: diff: closing %s: %s\n", a.output,
-			strerror(errno));
-		rc = 1;
-	}
+	ana_output_close(f, 0);
 	free(d.rows);
 	stk_tree_free(d.t);
 	ana_sample_opts_free(&a.sample);

@@ -14,12 +14,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analyze.h"
 #include "analyze/flame_load.h"
 #include "analyze/flame_svg.h"
+#include "analyze/report_common.h"
 #include "analyze/stacks.h"
 #include "common/common.h"
 
@@ -47,34 +47,29 @@ FLAME_FILTER_HELP
 }
 
 struct flame_args {
-	const char *path, *output, *title;
+	const char *path, *output;
 	bool folded, reverse, period, no_comm, no_inline;
-	unsigned width;
-	double min_width;
+	struct fsvg_opts svg;           /* --title, --width, --minwidth */
 	struct ana_sample_opts sample;  /* filters, -e, --symfs, --no-debuginfod */
 };
 
 /* Returns 0, 1 after --help, -EINVAL after printing what was wrong. */
 static int parse_args(struct flame_args *a, int argc, char **argv)
 {
-	enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_TITLE, O_WIDTH, O_MINWIDTH, O_NO_COMM,
-	       O_NO_INLINE };
+	enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_NO_COMM, O_NO_INLINE };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "folded", no_argument, NULL, O_FOLDED },
 		{ "reverse", no_argument, NULL, O_REVERSE },
 		{ "weight", required_argument, NULL, O_WEIGHT },
-		{ "title", required_argument, NULL, O_TITLE },
-		{ "width", required_argument, NULL, O_WIDTH },
-		{ "minwidth", required_argument, NULL, O_MINWIDTH },
 		{ "no-comm", no_argument, NULL, O_NO_COMM },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
 		{ "help", no_argument, NULL, 'h' },
+		FSVG_OPTIONS,
 		ANA_SAMPLE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, err;
-	char *end;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:e:h", opts, NULL)) != -1) {
@@ -91,25 +86,13 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 			else
 				err = -EINVAL;
 			break;
-		case O_TITLE: a->title = optarg; break;
-		case O_WIDTH: {
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (end == optarg || *end || v < 100 || v > 100000)
-				err = -EINVAL;
-			a->width = (unsigned)v;
-			break;
-		}
-		case O_MINWIDTH:
-			a->min_width = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->min_width >= 0))
-				err = -EINVAL;
-			break;
 		case O_NO_COMM: a->no_comm = true; break;
 		case O_NO_INLINE: a->no_inline = true; break;
 		case 'h': usage(stdout); return 1;
 		default:
-			err = ana_sample_option(&a->sample, c, optarg);
+			err = fsvg_option(&a->svg, c, optarg);
+			if (err > 0)
+				err = ana_sample_option(&a->sample, c, optarg);
 			if (err > 0) {
 				usage(stderr);
 				return -EINVAL;
@@ -132,7 +115,7 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 
 int cmd_flame(int argc, char **argv)
 {
-	struct flame_args a = { .min_width = 0.1 };
+	struct flame_args a = { .svg.min_width = FSVG_MIN_WIDTH_DEFAULT };
 	struct flame_load_opts lo = { 0 };
 	struct flame_load_stats st;
 	struct stk_tree *t = NULL;
@@ -167,7 +150,7 @@ int cmd_flame(int argc, char **argv)
 		fprintf(stderr, "amber-analyze: error: flame: %s\n", strerror(-err));
 		goto out;
 	}
-	f = a.output && strcmp(a.output, "-") ? fopen(a.output, "w") : stdout;
+	f = ana_output_open(a.output);
 	if (!f) {
 		fprintf(stderr, "amber-analyze: error: flame: cannot create %s: %s\n", a.output,
 			strerror(errno));
@@ -176,31 +159,27 @@ int cmd_flame(int argc, char **argv)
 	if (a.folded) {
 		err = stk_tree_write_folded(t, 0, f);
 	} else {
-		struct fsvg_opts so = {
-			.title = a.title ? a.title : a.reverse ? "Flame Graph (reversed: leaves at the root)" :
-				"Flame Graph",
-			.subtitle = subtitle, .unit = a.period ? "period" : "samples",
-			.width = a.width, .min_width = a.min_width, .slot = 0,
-		};
+		struct fsvg_opts so = a.svg;
 
+		if (!so.title)
+			so.title = a.reverse ? "Flame Graph (reversed: leaves at the root)" :
+					       "Flame Graph";
+		so.subtitle = subtitle;
+		so.unit = a.period ? "period" : "samples";
 		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples",
 			 a.path, st.added, st.samples);
 		err = fsvg_write(f, t, &so);
 	}
-	if (fflush(f) || ferror(f))
-		err = -EIO;
+	err = ana_output_close(f, err);
+	f = NULL;
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: flame: writing %s: %s\n",
-			a.output ? a.output : "standard output", strerror(-err));
+			ana_output_name(a.output), strerror(-err));
 		goto out;
 	}
 	rc = 0;
 out:
-	if (f && f != stdout && fclose(f) && !rc) {
-		fprintf(stderr, "amber-analyze: error: flame: closing %s: %s\n", a.output,
-			strerror(errno));
-		rc = 1;
-	}
+	ana_output_close(f, 0);
 	stk_tree_free(t);
 	ana_sample_opts_free(&a.sample);
 	return rc;

@@ -243,6 +243,20 @@ static size_t char_count(const char *s)
 	return n;
 }
 
+/* The entity that stands for @c in XML character data and attribute
+ * values, or NULL when @c may stand for itself. */
+static const char *xml_entity(unsigned char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&apos;";
+	default: return NULL;
+	}
+}
+
 int fsvg_put_escaped(FILE *f, const char *s, size_t max_chars)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -253,29 +267,16 @@ int fsvg_put_escaped(FILE *f, const char *s, size_t max_chars)
 		max_chars = max_chars > 2 ? max_chars - 2 : 0;
 	while (*p && (!max_chars || n < max_chars)) {
 		size_t len = utf8_len(p);
+		const char *entity = len == 1 ? xml_entity(*p) : NULL;
 		int rc;
 
-		if (!len) {
-			rc = putc('?', f);
+		if (entity) {
+			rc = fputs(entity, f);
 			p++;
-		} else if (*p == '&') {
-			rc = fputs("&amp;", f);
-			p++;
-		} else if (*p == '<') {
-			rc = fputs("&lt;", f);
-			p++;
-		} else if (*p == '>') {
-			rc = fputs("&gt;", f);
-			p++;
-		} else if (*p == '"') {
-			rc = fputs("&quot;", f);
-			p++;
-		} else if (*p == '\'') {
-			rc = fputs("&apos;", f);
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			/* XML 1.0 allows no control characters but tab, CR and LF;
-			 * names should have none of those either. */
+		} else if (!len || *p < 0x20 || *p == 0x7f) {
+			/* Not UTF-8, or a control character: XML 1.0 allows none
+			 * but tab, CR and LF, and names should have none of those
+			 * either. */
 			rc = putc('?', f);
 			p++;
 		} else {
@@ -470,6 +471,7 @@ int fsvg_write(FILE *f, const struct stk_tree *t, const struct fsvg_opts *o)
 	}
 	layout_compute(&l);
 	height = top + (l.max_depth + 1) * FRAME_H + BOTTOM;
+	errno = 0;  /* what a failed write sets is the error (below) */
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"amber-flame\" "
@@ -498,16 +500,49 @@ int fsvg_write(FILE *f, const struct stk_tree *t, const struct fsvg_opts *o)
 		width - PAD, height - 12);
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", PAD, height - 12);
 	fputs("<g id=\"frames\">\n", f);
-	for (i = 0; i < nr; i++)
+	/* The frames are most of the document: stop at the first failed
+	 * write (a full disk), while errno still says why. */
+	for (i = 0; i < nr && !ferror(f); i++)
 		if (l.drawn[i])
 			put_frame(f, &l, (uint32_t)i);
-	fputs("</g>\n", f);
-	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
-		flame_js);
+	if (!ferror(f)) {
+		fputs("</g>\n", f);
+		fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
+			flame_js);
+	}
 	if (ferror(f))
-		err = -EIO;
+		err = errno > 0 ? -errno : -EIO;
 out:
 	free(l.start);
 	free(l.drawn);
 	return err;
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+int fsvg_option(struct fsvg_opts *o, int c, const char *arg)
+{
+	unsigned long width;
+	double min_width;
+	char *end;
+
+	switch (c) {
+	case FSVG_OPT_TITLE:
+		o->title = arg;
+		return 0;
+	case FSVG_OPT_WIDTH:
+		width = strtoul(arg, &end, 10);
+		if (end == arg || *end || width < 100 || width > 100000)
+			return -EINVAL;
+		o->width = (unsigned)width;
+		return 0;
+	case FSVG_OPT_MINWIDTH:
+		min_width = strtod(arg, &end);
+		if (end == arg || *end || !(min_width >= 0))
+			return -EINVAL;
+		o->min_width = min_width;
+		return 0;
+	default:
+		return 1;
+	}
 }

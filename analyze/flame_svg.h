@@ -30,6 +30,7 @@
 #ifndef AMB_ANALYZE_FLAME_SVG_H
 #define AMB_ANALYZE_FLAME_SVG_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -50,11 +51,42 @@ struct fsvg_opts {
 	bool absolute;
 };
 
+/* What flame and diff draw unless --minwidth says otherwise (px). */
+#define FSVG_MIN_WIDTH_DEFAULT 0.1
+
+/* ---- options the SVG commands share -------------------------------------- */
+
+/* getopt_long values of FSVG_OPTIONS: above those of ANA_SAMPLE_OPTIONS. */
+enum fsvg_opt {
+	FSVG_OPT_TITLE = 0x1100,
+	FSVG_OPT_WIDTH,
+	FSVG_OPT_MINWIDTH,
+};
+
+/*
+ * getopt_long entries of --title, --width and --minwidth, for every command
+ * that draws an SVG (flame, diff --flame).  Values its own switch does not
+ * know go to fsvg_option() (and then to ana_sample_option()).
+ */
+#define FSVG_OPTIONS                                                        \
+	{ "title", required_argument, NULL, FSVG_OPT_TITLE },               \
+	{ "width", required_argument, NULL, FSVG_OPT_WIDTH },               \
+	{ "minwidth", required_argument, NULL, FSVG_OPT_MINWIDTH }
+
+/*
+ * Apply the option getopt_long returned as @c, with @arg (optarg), to the
+ * title, width or min_width of @o.  Returns 0; 1 when @c is none of
+ * FSVG_OPTIONS; -EINVAL for a width outside [100, 100000] px or a
+ * negative (or unparsable) min width.  @arg must outlive @o.
+ */
+int fsvg_option(struct fsvg_opts *o, int c, const char *arg);
+
 /*
  * Write @t, sorted with stk_tree_sort(), to @f as an SVG document.  Names
  * are escaped for XML: markup characters become entities, control
  * characters and bytes that are not UTF-8 become '?'.  Returns 0, -EINVAL
- * for a bad slot, -EIO when a write fails.
+ * for a bad slot, -ENOMEM, or when a write fails the cause it left in
+ * errno (-ENOSPC ...), -EIO when it left none; the document is then cut.
  */
 int fsvg_write(FILE *f, const struct stk_tree *t, const struct fsvg_opts *o);
 

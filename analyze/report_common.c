@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * analyze/report_common.c - filters, output, progress, interned strings and
- * source lines shared by report.c and script.c.
+ * source lines shared by report.c, script.c, flame.c and diff.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -314,6 +314,41 @@ int ana_sample_option(struct ana_sample_opts *o, int c, const char *arg)
 	default:
 		return 1;
 	}
+}
+
+/* ---- output file ----------------------------------------------------------------- */
+
+static bool output_is_stdout(const char *path)
+{
+	return !path || !strcmp(path, "-");
+}
+
+FILE *ana_output_open(const char *path)
+{
+	return output_is_stdout(path) ? stdout : fopen(path, "w");
+}
+
+const char *ana_output_name(const char *path)
+{
+	return output_is_stdout(path) ? "standard output" : path;
+}
+
+int ana_output_close(FILE *f, int err)
+{
+	int cerr = 0;
+
+	if (!f)
+		return err;
+	/* ferror() first: fclose() frees the stream. */
+	if (ferror(f))
+		cerr = -EIO;
+	if (fflush(f))
+		cerr = -errno;
+	if (f != stdout && fclose(f) && !cerr)
+		cerr = -errno;
+	if (err && err != -EIO)
+		return err;
+	return cerr ? cerr : err;
 }
 
 /* ---- output -------------------------------------------------------------------- */

@@ -2,8 +2,8 @@
 /*
  * analyze/report_common.h - what the sample commands (`report`, `script`,
  * `flame`, `diff`) share: sample filters (--pid --tid --comm --cpu --dso
- * --sym --time) and the options that set them, buffered output that fits a
- * terminal, a progress line on a terminal's stderr, interned strings, and
+ * --sym --time) and the options that set them, the -o output file,
+ * buffered output that fits a terminal, a progress line on a terminal's stderr, interned strings, and
  * the source line of a resolved address.
  */
 #ifndef AMB_ANALYZE_REPORT_COMMON_H
@@ -137,6 +137,29 @@ int ana_sample_option(struct ana_sample_opts *o, int c, const char *arg);
  */
 int ana_sample_opts_check(const struct ana_sample_opts *o, const struct ana_session *s,
 			  char *msg, size_t len);
+
+/* ---- output file ----------------------------------------------------------------- */
+
+/*
+ * The stream a command writes to for -o @path: standard output when @path
+ * is NULL or "-", else @path created (or truncated) for writing.  Returns
+ * the stream, or NULL with errno set by fopen().
+ */
+FILE *ana_output_open(const char *path);
+
+/* What messages call the output of -o @path: @path, or "standard output". */
+const char *ana_output_name(const char *path);
+
+/*
+ * Finish the stream @f of ana_output_open() (NULL: nothing to do): flush
+ * it, and close it unless it is standard output.  @err is what writing it
+ * returned.  A write error shows up here at the latest (the last buffer
+ * goes out now, and fclose() may report what write-back found), so a full
+ * disk is never a silent success.  Returns @err when it is an error other
+ * than -EIO; else the cause fflush()/fclose() report (-ENOSPC ...), -EIO
+ * when the stream's error flag is all there is, or 0.
+ */
+int ana_output_close(FILE *f, int err);
 
 /* ---- output -------------------------------------------------------------------- */
 

@@ -23,6 +23,23 @@ double stats_normal_p2(double z)
 }
 
 /*
+ * One term of the modified Lentz method: fold the partial numerator @num
+ * into the recurrences @c and @d and return the factor that multiplies
+ * the value (1 once it has converged).
+ */
+static double lentz_step(double num, double *c, double *d)
+{
+	*d = 1.0 + num * *d;
+	*c = 1.0 + num / *c;
+	if (fabs(*d) < CF_TINY)
+		*d = CF_TINY;
+	if (fabs(*c) < CF_TINY)
+		*c = CF_TINY;
+	*d = 1.0 / *d;
+	return *d * *c;
+}
+
+/*
  * The continued fraction of I_x(a, b) (Abramowitz & Stegun 26.5.8),
  * evaluated with the modified Lentz method.  It converges quickly for
  * x < (a + 1) / (a + b + 2); the caller uses the symmetry otherwise.  The
@@ -39,28 +56,14 @@ static double beta_cf(double a, double b, double x)
 	d = 1.0 / d;
 	h = d;
 	for (m = 1; m <= max_terms; m++) {
-		double m2 = 2.0 * (double)m, num, delta;
+		double m2 = 2.0 * (double)m, delta;
 
 		/* The even term d_2m ... */
-		num = (double)m * (b - (double)m) * x / ((a + m2 - 1.0) * (a + m2));
-		d = 1.0 + num * d;
-		c = 1.0 + num / c;
-		if (fabs(d) < CF_TINY)
-			d = CF_TINY;
-		if (fabs(c) < CF_TINY)
-			c = CF_TINY;
-		d = 1.0 / d;
-		h *= d * c;
+		h *= lentz_step((double)m * (b - (double)m) * x / ((a + m2 - 1.0) * (a + m2)),
+				&c, &d);
 		/* ... then the odd term d_2m+1. */
-		num = -(a + (double)m) * (a + b + (double)m) * x / ((a + m2) * (a + m2 + 1.0));
-		d = 1.0 + num * d;
-		c = 1.0 + num / c;
-		if (fabs(d) < CF_TINY)
-			d = CF_TINY;
-		if (fabs(c) < CF_TINY)
-			c = CF_TINY;
-		d = 1.0 / d;
-		delta = d * c;
+		delta = lentz_step(-(a + (double)m) * (a + b + (double)m) * x /
+				   ((a + m2) * (a + m2 + 1.0)), &c, &d);
 		h *= delta;
 		if (fabs(delta - 1.0) < CF_EPS)
 			break;

@@ -199,6 +199,31 @@ t_errors() {
 	fi
 }
 
+# A full disk is an error naming the file, not a silent cut SVG: a 16 KiB
+# tmpfs holds the start of the graph only.
+t_full_disk() {
+	mkdir "$T/full" || { fail flame_full_disk "cannot create $T/full"; return; }
+	if ! mount -t tmpfs -o size=16k tmpfs "$T/full" 2>"$T/mount.err"; then
+		skip flame_full_disk "cannot mount a tmpfs: $(cat "$T/mount.err")"
+		return
+	fi
+	"$ANA" flame -o "$T/full/w.svg" "$T/w.amber" >/dev/null 2>"$T/full.err"
+	rc1=$?
+	"$ANA" flame --folded -o "$T/full/w.folded" "$T/w.amber" >/dev/null 2>"$T/full2.err"
+	rc2=$?
+	sz=$(wc -c <"$T/full/w.svg")
+	umount "$T/full"
+	want="amber-analyze: error: flame: writing $T/full"
+	if [ "$(wc -c <"$T/w.svg")" -le 16384 ]; then
+		fail flame_full_disk "the SVG ($(wc -c <"$T/w.svg") bytes) fits in 16 KiB: no full disk"
+	elif [ $rc1 = 1 ] && [ "$(cat "$T/full.err")" = "$want/w.svg: No space left on device" ] &&
+	     [ $rc2 = 1 ] && grep -q "^$want/w.folded: " "$T/full2.err"; then
+		ok flame_full_disk
+	else
+		fail flame_full_disk "SVG: exit $rc1 after $sz bytes, '$(cat "$T/full.err")'; folded: exit $rc2 '$(cat "$T/full2.err")'"
+	fi
+}
+
 if setup; then
 	t_folded_sum
 	t_folded_shape
@@ -206,5 +231,6 @@ if setup; then
 	t_svg
 	t_browser
 	t_errors
+	t_full_disk
 fi
 finish

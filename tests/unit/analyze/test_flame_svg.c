@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for analyze/flame_svg.c: escaping, layout, colours. */
+/* Unit tests for analyze/flame_svg.c: escaping, layout, colours, options,
+ * write errors. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -225,12 +226,55 @@ static void test_colours(void **state)
 	stk_tree_free(t);
 }
 
+static void test_option(void **state)
+{
+	struct fsvg_opts o = { .min_width = FSVG_MIN_WIDTH_DEFAULT };
+
+	(void)state;
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_TITLE, "T"), 0);
+	assert_string_equal(o.title, "T");
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "800"), 0);
+	assert_int_equal(o.width, 800);
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_MINWIDTH, "2.5"), 0);
+	assert_true(o.min_width == 2.5);
+	/* Out of range or malformed: -EINVAL, and @o keeps its values. */
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "99"), -EINVAL);
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "100001"), -EINVAL);
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "8x"), -EINVAL);
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, ""), -EINVAL);
+	assert_int_equal(o.width, 800);
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_MINWIDTH, "-1"), -EINVAL);
+	assert_int_equal(fsvg_option(&o, FSVG_OPT_MINWIDTH, "nan"), -EINVAL);
+	assert_true(o.min_width == 2.5);
+	/* Not an SVG option: 1, for the next handler. */
+	assert_int_equal(fsvg_option(&o, 'o', "x"), 1);
+}
+
+static void test_write_error(void **state)
+{
+	struct stk_tree *t = sample_tree();
+	struct fsvg_opts o = { .min_width = -1 };
+	FILE *f = fopen("/dev/full", "w");
+
+	(void)state;
+	if (!f) {
+		stk_tree_free(t);
+		skip();
+	}
+	/* A full device: the cause, not just "failed". */
+	assert_int_equal(fsvg_write(f, t, &o), -ENOSPC);
+	fclose(f);
+	stk_tree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_colours),
+		cmocka_unit_test(test_option),
+		cmocka_unit_test(test_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
