@@ -438,7 +438,7 @@ int cmd_diff(int argc, char **argv)
 			print_json(&d, &out);
 		else
 			print_table(&d, &out);
-		err = ana_out_finish(&out) ? -EIO : 0;
+		err = ana_out_finish(&out);
 	}
 	err = ana_output_close(f, err);
 	f = NULL;

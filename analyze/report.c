@@ -1338,9 +1338,10 @@ int cmd_report(int argc, char **argv)
 		ana_out_printf(&out, "# no samples\n");
 	else if (r.samples_seen == r.filtered)
 		ana_out_printf(&out, "# all %" PRIu64 " samples were filtered out\n", r.samples_seen);
-	if (ana_out_finish(&out)) {
+	err = ana_out_finish(&out);
+	if (err) {
 		fprintf(stderr, "amber-analyze: error: report: writing the output: %s\n",
-			strerror(errno));
+			strerror(-err));
 		goto out;
 	}
 	rc = 0;

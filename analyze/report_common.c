@@ -363,10 +363,18 @@ void ana_out_init(struct ana_out *o, FILE *f)
 		o->width = ws.ws_col;
 }
 
+/* Remember the first failure and its cause (errno, e.g. ENOSPC). */
+static void out_fail(struct ana_out *o, int err)
+{
+	if (!o->error)
+		o->err = err > 0 ? err : EIO;
+	o->error = true;
+}
+
 static void out_fwrite(struct ana_out *o, const void *p, size_t n)
 {
 	if (n && fwrite(p, 1, n, o->f) != n)
-		o->error = true;
+		out_fail(o, errno);
 }
 
 static void out_flush_buf(struct ana_out *o)
@@ -379,7 +387,7 @@ static void out_flush_line(struct ana_out *o)
 {
 	out_fwrite(o, o->line.data, AMB_MIN(o->line.len, (size_t)o->width));
 	if (fputc('\n', o->f) == EOF)
-		o->error = true;
+		out_fail(o, errno);
 	o->line.len = 0;
 }
 
@@ -392,7 +400,7 @@ static void out_cut(struct ana_out *o, const char *p, size_t n)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 
 		if (amb_buf_append(&o->line, p, (size_t)((nl ? nl : end) - p)))
-			o->error = true;
+			out_fail(o, ENOMEM);
 		if (!nl)
 			break;
 		out_flush_line(o);
@@ -438,7 +446,7 @@ void ana_out_printf(struct ana_out *o, const char *fmt, ...)
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	if (n < 0) {
-		o->error = true;
+		out_fail(o, EINVAL);
 		return;
 	}
 	if ((size_t)n < sizeof(tmp) || o->width) {
@@ -450,7 +458,7 @@ void ana_out_printf(struct ana_out *o, const char *fmt, ...)
 		char *big = malloc((size_t)n + 1);
 
 		if (!big) {
-			o->error = true;
+			out_fail(o, ENOMEM);
 			return;
 		}
 		va_start(ap, fmt);
@@ -507,8 +515,8 @@ int ana_out_finish(struct ana_out *o)
 	free(o->buf);
 	o->buf = NULL;
 	if (fflush(o->f) || ferror(o->f))
-		o->error = true;
-	return o->error ? -1 : 0;
+		out_fail(o, errno);
+	return o->error ? -o->err : 0;
 }
 
 static void out_pad(struct ana_out *o, char pad, size_t n)

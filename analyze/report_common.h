@@ -178,6 +178,7 @@ struct ana_out {
 	char *buf;             /* pending output when not cutting (ANA_OUT_BUF), lazily */
 	size_t len;
 	bool error;
+	int err;               /* errno of the first failure */
 };
 
 /* Start output to @f (borrowed); lines are cut when @f is a terminal. */
@@ -188,7 +189,8 @@ void ana_out_no_cut(struct ana_out *o);
 void ana_out_printf(struct ana_out *o, const char *fmt, ...) AMB_PRINTF(2, 3);
 /* @s as a JSON string literal, with the quotes. */
 void ana_out_json(struct ana_out *o, const char *s);
-/* Flush and free; returns 0, or -1 with errno when a write failed. */
+/* Flush and free; returns 0, or the negative errno of the first failed
+ * write (-ENOSPC for a full disk). */
 int ana_out_finish(struct ana_out *o);
 
 /* What ana_out_write() does when @buf is full, missing or lines are cut. */

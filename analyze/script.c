@@ -382,7 +382,7 @@ int cmd_script(int argc, char **argv)
 	struct ana_embed *emb = NULL;
 	const char *path = NULL;
 	char msg[512];
-	int c, err = 0, rc = 2;
+	int c, err = 0, werr, rc = 2;
 
 	ana_sample_opts_init(&sc.opts);
 	optind = 1;
@@ -458,9 +458,10 @@ int cmd_script(int argc, char **argv)
 	ana_progress_init(&sc.progress, "script");
 	err = ana_session_for_each(sc.s, on_record, &sc);
 	ana_progress_done(&sc.progress);
-	if (ana_out_finish(&sc.out)) {
+	werr = ana_out_finish(&sc.out);
+	if (werr) {
 		fprintf(stderr, "amber-analyze: error: script: writing the output: %s\n",
-			strerror(errno));
+			strerror(-werr));
 		goto out;
 	}
 	if (err < 0)

@@ -155,9 +155,24 @@ t_unknown_event() {
 	done
 }
 
+# Output to a full device is an error naming the cause, not a silent loss.
+t_full_output() {
+	[ -w /dev/full ] || { skip output_full "/dev/full is not writable here"; return; }
+	for c in script report; do
+		"$ANA" $c "$T/w.amber" >/dev/full 2>"$T/full.err"
+		rc=$?
+		if [ $rc = 1 ] && grep -q "$c: writing the output: No space left on device" "$T/full.err"; then
+			ok "${c}_output_full"
+		else
+			fail "${c}_output_full" "exit $rc: $(head -n 2 "$T/full.err")"
+		fi
+	done
+}
+
 if setup; then
 	t_lines
 	t_unknown_event
+	t_full_output
 	t_callchain
 	t_srcline_json
 	t_sched_switch
