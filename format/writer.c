@@ -329,6 +329,21 @@ static int writer_enqueue(struct amb_writer *w, struct amb_job *job)
 	return err;
 }
 
+/* threads = 0: compress and write on the caller's thread, one block at a
+ * time, unless an earlier write failed. */
+static int writer_produce_now(struct amb_writer *w, const struct amb_block_desc *d,
+			      const void *data, size_t len)
+{
+	int err;
+
+	pthread_mutex_lock(&w->io_lock);
+	err = writer_error(w);
+	if (!err)
+		err = writer_produce(w, d, data, len);
+	pthread_mutex_unlock(&w->io_lock);
+	return err;
+}
+
 int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
 			    void *data, size_t len)
 {
@@ -339,11 +354,7 @@ int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d
 	if (err)
 		goto out;
 	if (!w->opts.threads) {
-		pthread_mutex_lock(&w->io_lock);
-		err = writer_error(w);
-		if (!err)
-			err = writer_produce(w, d, data, len);
-		pthread_mutex_unlock(&w->io_lock);
+		err = writer_produce_now(w, d, data, len);
 		goto out;
 	}
 	job = calloc(1, sizeof(*job));
@@ -369,14 +380,8 @@ int amb_writer_append(struct amb_writer *w, const struct amb_block_desc *d,
 	err = check_desc(d, len);
 	if (err)
 		return err;
-	if (!w->opts.threads) {
-		pthread_mutex_lock(&w->io_lock);
-		err = writer_error(w);
-		if (!err)
-			err = writer_produce(w, d, data, len);
-		pthread_mutex_unlock(&w->io_lock);
-		return err;
-	}
+	if (!w->opts.threads)
+		return writer_produce_now(w, d, data, len);
 	copy = malloc(len ? len : 1);
 	if (!copy)
 		return -ENOMEM;
