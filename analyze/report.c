@@ -28,145 +28,16 @@
 #include "analyze/fieldfilter.h"
 #include "analyze/machine.h"
 #include "analyze/report_common.h"
+#include "analyze/report_internal.h"
 #include "analyze/symbols.h"
 #include "analyze/tracepoint.h"
 #include "common/common.h"
 
-#define KEY_SEP '\x1f'
-#define MAX_FRAMES 1024
-
-enum sort_kind { SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT, SK_FIELD };
-
-struct sort_key {
-	enum sort_kind kind;
-	const char *name;       /* header, or the tracepoint field's name */
-	bool per_frame;         /* depends on the frame (dso, sym, srcline) */
-};
-
-static const struct {
-	const char *opt, *header;
-	enum sort_kind kind;
-} sort_names[] = {
+const struct report_sort_name report_sort_names[SK_FIELD] = {
 	{ "comm", "Command", SK_COMM },     { "pid", "Pid", SK_PID },
 	{ "tid", "Tid", SK_TID },           { "dso", "Shared Object", SK_DSO },
 	{ "sym", "Symbol", SK_SYM },        { "srcline", "Source:Line", SK_SRCLINE },
 	{ "cpu", "CPU", SK_CPU },           { "event", "Event", SK_EVENT },
-};
-
-/* A node of an entry's call graph: one function on the path. */
-struct cg_node {
-	const char *name;       /* interned */
-	uint64_t period;
-	struct cg_node *child, *next;
-};
-
-struct hist_entry {
-	char *key;              /* values joined by KEY_SEP */
-	uint64_t hash;
-	uint64_t samples, period, children;
-	uint64_t stamp;         /* the last sample that added to @children */
-	struct cg_node *cg;     /* callers (or callees) of the entry */
-	struct hist_entry *chain;
-};
-
-/*
- * Entries by key identity: the values of a (sample, frame) pair's keys,
- * named by numbers and by pointers to strings that stay unchanged while the
- * report runs (command names, DSO names, symbol names: see key_identity).
- * Equal identities make equal key strings, so a hit needs no key string;
- * the converse need not hold (two DSOs with one short name), which only
- * costs a second identity for the same entry.  Open addressing, linear
- * probing; an identity is report.id_words words.
- */
-struct id_cache {
-	uint64_t *ids;              /* cap identities */
-	uint64_t *hashes;
-	struct hist_entry **vals;   /* NULL: a free slot */
-	size_t cap, nr;             /* cap is a power of two */
-};
-
-struct hist {
-	const struct ana_event *evt;
-	struct hist_entry **tab;
-	size_t cap, nr;
-	uint64_t samples, period;
-	struct id_cache ids;
-};
-
-/* Interned call graph names by the address of their source string (the
- * symbol caches' and KSYMS' names outlive the report), tagged with whether
- * the frame is an inlined one: each name is interned once, not per frame. */
-struct name_cache {
-	uint64_t *keys;             /* source address << 1 | inlined */
-	const char **names;         /* NULL: a free slot */
-	size_t cap, nr;
-};
-
-/*
- * A resolved stack.  What a sample adds to a histogram depends only on its
- * keys' sample values (command, pid, ...), its callchain (without --children
- * and -g: up to its first address), its cpumode and the state of its
- * thread's address space (ana_machine_stack_key), so a sample that repeats
- * all of these (most do: a profile has far fewer stacks than samples)
- * reuses the first one's entries and call graph path instead of resolving
- * every frame and finding its entry again.  Memos are dropped and
- * collected anew past MEMO_MAX_BYTES.
- */
-#define MEMO_MAX_BYTES (8u << 20)
-#define MEMO_MAX_WORDS 1024          /* longer keys are not memoized */
-
-struct stack_memo {
-	struct stack_memo *chain;
-	uint64_t hash;
-	uint64_t *key;                  /* nr_key words (memo_key) */
-	struct hist_entry *self;        /* the leaf's entry */
-	struct hist_entry **children;   /* distinct entries on the stack (--children) */
-	const char **names;             /* the call graph path (-g) */
-	uint32_t nr_key, nr_children, nr_names;
-	bool filtered;                  /* the leaf fails --dso/--sym */
-};
-
-struct memo_table {
-	struct stack_memo **tab;
-	size_t cap, nr, bytes;          /* cap is a power of two */
-	uint64_t *key;                  /* the current sample's, MEMO_MAX_WORDS */
-	uint32_t nr_key;
-	uint64_t hash;
-};
-
-struct report {
-	/* options */
-	struct ana_field_filter ff;    /* --field-filter */
-	struct sort_key keys[16];
-	size_t nr_keys;
-	bool children, json, callgraph, caller, inline_frames;
-	double cg_limit, percent_limit;
-	struct ana_sample_opts opts;   /* filters, -e, --symfs, --no-debuginfod */
-	/* state */
-	struct ana_session *s;
-	struct ana_dso_table *dsos;
-	struct ana_machine *m;
-	struct ana_tp *tp;
-	struct hist *hists;      /* per event, + 1 for samples of no event */
-	size_t nr_hists;
-	struct ana_intern strings;
-	struct name_cache cg_names;
-	struct amb_buf key, val;
-	bool fast_keys;          /* every key has an identity (key_identity) */
-	size_t id_words;         /* 2 per key */
-	uint64_t stamp;          /* samples given to --children so far */
-	uint64_t samples_seen, filtered;
-	unsigned want;           /* ANA_SYM_* the keys need */
-	struct ana_progress progress;
-	/* the stack of the current sample */
-	struct frame { struct ana_loc loc; const char *name; bool inlined; } *frames;
-	unsigned nr_frames;
-	int frame_err;                 /* collect_frame() failed */
-	const char **cg_path;          /* its call graph path, MAX_FRAMES */
-	unsigned nr_cg_path;
-	struct hist_entry **stack_entries; /* its distinct entries, MAX_FRAMES */
-	bool memo_on;                  /* fast_keys: stacks can be memoized */
-	struct memo_table memos;
 };
 
 /* ---- entries --------------------------------------------------------------- */
@@ -830,238 +701,6 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	return err;
 }
 
-/* ---- output ---------------------------------------------------------------- */
-
-static uint64_t entry_weight(const struct report *r, const struct hist_entry *e)
-{
-	return r->children ? e->children : e->period;
-}
-
-static const struct report *sort_ctx;
-
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct hist_entry *x = *(struct hist_entry *const *)a;
-	const struct hist_entry *y = *(struct hist_entry *const *)b;
-	uint64_t wx = entry_weight(sort_ctx, x), wy = entry_weight(sort_ctx, y);
-
-	if (wx != wy)
-		return wx > wy ? -1 : 1;
-	if (x->period != y->period)
-		return x->period > y->period ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
-static double pct(uint64_t part, uint64_t total)
-{
-	return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
-/* The @i-th value of @key into @buf. */
-static const char *key_value(const char *key, size_t i, char *buf, size_t len)
-{
-	const char *p = key, *end;
-
-	while (i--) {
-		p = strchr(p, KEY_SEP);
-		if (!p)
-			return "";
-		p++;
-	}
-	end = strchr(p, KEY_SEP);
-	snprintf(buf, len, "%.*s", (int)(end ? end - p : (ptrdiff_t)strlen(p)), p);
-	return buf;
-}
-
-static int cg_cmp(const void *a, const void *b)
-{
-	const struct cg_node *x = *(struct cg_node *const *)a, *y = *(struct cg_node *const *)b;
-
-	return x->period == y->period ? 0 : x->period > y->period ? -1 : 1;
-}
-
-/* Print the children of a node, perf's graph style, percentages of @total. */
-static void cg_print(struct ana_out *o, struct cg_node *first, uint64_t total, double limit,
-		     char *prefix, size_t plen, unsigned depth)
-{
-	struct cg_node *v[256], *n;
-	size_t nr = 0, i;
-
-	for (n = first; n && nr < AMB_ARRAY_SIZE(v); n = n->next)
-		if (pct(n->period, total) >= limit)
-			v[nr++] = n;
-	qsort(v, nr, sizeof(*v), cg_cmp);
-	for (i = 0; i < nr; i++) {
-		bool last = i + 1 == nr;
-		size_t add;
-
-		n = v[i];
-		if (nr == 1 && depth > 0) {
-			/* A single path continues straight down. */
-			ana_out_printf(o, "%.*s%s\n", (int)plen, prefix, n->name);
-			add = 0;
-		} else {
-			char p[32];
-			int w = snprintf(p, sizeof(p), "%.2f%%", pct(n->period, total));
-
-			ana_out_printf(o, "%.*s%s--%s--%s\n", (int)plen, prefix, last ? " " : "|",
-				       p, n->name);
-			add = (size_t)w + 5;
-		}
-		if (plen + add + 2 < 1024 && depth < 200) {
-			if (add) {
-				memset(prefix + plen, ' ', add);
-				prefix[plen] = last ? ' ' : '|';
-			}
-			cg_print(o, n->child, total, limit, prefix, plen + add, depth + 1);
-		}
-		if (add && !last)
-			ana_out_printf(o, "%.*s|\n", (int)plen, prefix);
-	}
-}
-
-static void print_callgraph(struct report *r, struct ana_out *o, struct hist_entry *e,
-			    uint64_t total)
-{
-	char prefix[1024];
-
-	memset(prefix, ' ', 12);
-	ana_out_printf(o, "            |\n");
-	if (e->cg && !e->cg->next && pct(e->cg->period, total) >= r->cg_limit) {
-		/* The entry's own frame heads the graph, as perf's "---name". */
-		ana_out_printf(o, "            ---%s\n", e->cg->name);
-		memset(prefix, ' ', 15);
-		cg_print(o, e->cg->child, total, r->cg_limit, prefix, 15, 1);
-	} else {
-		cg_print(o, e->cg, total, r->cg_limit, prefix, 12, 0);
-	}
-	ana_out_printf(o, "\n");
-}
-
-static void print_header(struct report *r, struct ana_out *o)
-{
-	struct ana_session_stats st;
-	const char *v;
-	uint64_t lost;
-	size_t i;
-
-	ana_session_get_stats(r->s, &st);
-	lost = st.lost_samples + st.lost;
-	if (r->json) {
-		ana_out_printf(o, "{\"header\":{");
-		ana_out_printf(o, "\"host\":");
-		ana_out_json(o, (v = ana_session_meta(r->s, "hostname")) ? v : "");
-		ana_out_printf(o, ",\"kernel\":");
-		ana_out_json(o, (v = ana_session_meta(r->s, "uname.release")) ? v : "");
-		ana_out_printf(o, ",\"command\":");
-		ana_out_json(o, (v = ana_session_meta(r->s, "cmdline")) ? v : "");
-		ana_out_printf(o, ",\"duration_s\":%.6f,\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
-			       ",\"filtered\":%" PRIu64 "}",
-			       st.last_time > st.first_time ?
-				       (double)(st.last_time - st.first_time) / 1e9 : 0.0,
-			       st.samples, lost, r->filtered);
-		return;
-	}
-	ana_out_printf(o, "# ========\n");
-	ana_out_printf(o, "# host: %s\n", (v = ana_session_meta(r->s, "hostname")) ? v : "?");
-	ana_out_printf(o, "# kernel: %s\n", (v = ana_session_meta(r->s, "uname.release")) ? v : "?");
-	ana_out_printf(o, "# command: %s\n", (v = ana_session_meta(r->s, "cmdline")) ? v : "?");
-	ana_out_printf(o, "# duration: %.3f s\n",
-		       st.last_time > st.first_time ? (double)(st.last_time - st.first_time) / 1e9 : 0.0);
-	ana_out_printf(o, "# samples: %" PRIu64 ", lost: %" PRIu64 " (%.2f%%)\n", st.samples, lost,
-		       pct(lost, st.samples + lost));
-	ana_out_printf(o, "# events:");
-	for (i = 0; i < ana_session_event_count(r->s); i++)
-		ana_out_printf(o, "%s %s", i ? "," : "", ana_session_event(r->s, i)->name);
-	ana_out_printf(o, "\n# ========\n#\n");
-}
-
-static void print_hist(struct report *r, struct ana_out *o, struct hist *h, bool *first_json)
-{
-	struct hist_entry **v;
-	size_t nr = 0, i, k, width[16] = { 0 };
-	uint64_t total = h->period;
-	char buf[4096];
-
-	if (!h->samples)
-		return;
-	v = malloc(h->nr * sizeof(*v));
-	if (!v)
-		return;
-	for (i = 0; i < h->cap; i++)
-		for (struct hist_entry *e = h->tab[i]; e; e = e->chain)
-			if (pct(entry_weight(r, e), total) >= r->percent_limit && entry_weight(r, e))
-				v[nr++] = e;
-	sort_ctx = r;
-	qsort(v, nr, sizeof(*v), entry_cmp);
-	if (r->json) {
-		ana_out_printf(o, "%s{\"event\":", *first_json ? "" : ",");
-		*first_json = false;
-		ana_out_json(o, h->evt ? h->evt->name : "[unknown]");
-		ana_out_printf(o, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
-			       h->samples, h->period);
-		for (i = 0; i < nr; i++) {
-			ana_out_printf(o, "%s{\"overhead\":%.4f,", i ? "," : "",
-				       pct(entry_weight(r, v[i]), total));
-			if (r->children)
-				ana_out_printf(o, "\"self\":%.4f,", pct(v[i]->period, total));
-			ana_out_printf(o, "\"samples\":%" PRIu64 ",\"period\":%" PRIu64, v[i]->samples,
-				       v[i]->period);
-			for (k = 0; k < r->nr_keys; k++) {
-				ana_out_printf(o, ",");
-				ana_out_json(o, r->keys[k].kind == SK_FIELD ? r->keys[k].name :
-						sort_names[r->keys[k].kind].opt);
-				ana_out_printf(o, ":");
-				ana_out_json(o, key_value(v[i]->key, k, buf, sizeof(buf)));
-			}
-			ana_out_printf(o, "}");
-		}
-		ana_out_printf(o, "]}");
-		free(v);
-		return;
-	}
-	for (k = 0; k < r->nr_keys; k++) {
-		width[k] = strlen(r->keys[k].name);
-		for (i = 0; i < nr && i < 10000; i++)
-			width[k] = AMB_MAX(width[k], strlen(key_value(v[i]->key, k, buf, sizeof(buf))));
-		width[k] = AMB_MIN(width[k], 60);
-	}
-	ana_out_printf(o, "# Samples: %" PRIu64 " of event '%s'\n# Event count (approx.): %" PRIu64
-		       "\n#\n", h->samples, h->evt ? h->evt->name : "[unknown]", h->period);
-	ana_out_printf(o, "# %s", r->children ? "Children      Self" : "Overhead");
-	ana_out_printf(o, "  %10s  %14s", "Samples", "Period");
-	for (k = 0; k < r->nr_keys; k++)
-		ana_out_printf(o, "  %-*s", k + 1 < r->nr_keys ? (int)width[k] : 0, r->keys[k].name);
-	ana_out_printf(o, "\n# %s  %10s  %14s", r->children ? "........  ........" : "........",
-		       "..........", "..............");
-	for (k = 0; k < r->nr_keys; k++) {
-		memset(buf, '.', width[k]);
-		buf[width[k]] = '\0';
-		ana_out_printf(o, "  %s", buf);
-	}
-	ana_out_printf(o, "\n#\n");
-	for (i = 0; i < nr; i++) {
-		if (r->children)
-			ana_out_printf(o, "  %7.2f%%  %7.2f%%", pct(v[i]->children, total),
-				       pct(v[i]->period, total));
-		else
-			ana_out_printf(o, "  %7.2f%%", pct(v[i]->period, total));
-		ana_out_printf(o, "  %10" PRIu64 "  %14" PRIu64, v[i]->samples, v[i]->period);
-		for (k = 0; k < r->nr_keys; k++) {
-			key_value(v[i]->key, k, buf, sizeof(buf));
-			if (k + 1 < r->nr_keys)
-				ana_out_printf(o, "  %-*.*s", (int)width[k], (int)width[k], buf);
-			else
-				ana_out_printf(o, "  %s", buf);
-		}
-		ana_out_printf(o, "\n");
-		if (r->callgraph && v[i]->cg)
-			print_callgraph(r, o, v[i], total);
-	}
-	ana_out_printf(o, "\n");
-	free(v);
-}
-
 /* ---- options ------------------------------------------------------------------ */
 
 static int parse_sort(struct report *r, const char *arg)
@@ -1082,12 +721,12 @@ static int parse_sort(struct report *r, const char *arg)
 			break;
 		}
 		k = &r->keys[r->nr_keys++];
-		for (i = 0; i < AMB_ARRAY_SIZE(sort_names); i++)
-			if (!strcmp(tok, sort_names[i].opt))
+		for (i = 0; i < AMB_ARRAY_SIZE(report_sort_names); i++)
+			if (!strcmp(tok, report_sort_names[i].opt))
 				break;
-		if (i < AMB_ARRAY_SIZE(sort_names)) {
-			k->kind = sort_names[i].kind;
-			k->name = sort_names[i].header;
+		if (i < AMB_ARRAY_SIZE(report_sort_names)) {
+			k->kind = report_sort_names[i].kind;
+			k->name = report_sort_names[i].header;
 		} else {
 			/* Anything else names a tracepoint field (prev_comm, ...). */
 			k->kind = SK_FIELD;
@@ -1327,11 +966,11 @@ int cmd_report(int argc, char **argv)
 	ana_out_init(&out, stdout);
 	if (r.json)
 		ana_out_no_cut(&out);
-	print_header(&r, &out);
+	report_print_header(&r, &out);
 	if (r.json)
 		ana_out_printf(&out, ",\"events\":[");
 	for (i = 0; i < r.nr_hists; i++)
-		print_hist(&r, &out, &r.hists[i], &first_json);
+		report_print_hist(&r, &out, &r.hists[i], &first_json);
 	if (r.json)
 		ana_out_printf(&out, "]}\n");
 	else if (!r.samples_seen)
