@@ -101,40 +101,17 @@ static int copy_blocks(struct amb_reader *r, struct amb_writer *w)
 	return err;
 }
 
-/*
- * Append @len bytes of @image (a whole file) as FILE blocks of @kind keyed
- * by @id, in parts of ANA_EMBED_PART_SIZE.
- */
+/* Append @len bytes of @image (a whole file) as FILE blocks of @kind keyed
+ * by @id. */
 static int append_file(struct amb_writer *w, const uint8_t *id, size_t id_len, unsigned kind,
 		       const char *name, const uint8_t *image, uint64_t len)
 {
-	uint64_t off = 0;
+	struct amb_file_entry fe = {
+		.build_id = id, .build_id_len = (uint8_t)id_len, .kind = (uint8_t)kind,
+		.name = name, .name_len = (uint32_t)AMB_MIN(strlen(name), UINT32_MAX), .file_size = len,
+	};
 
-	do {
-		struct amb_file_entry fe = {
-			.build_id = id, .build_id_len = (uint8_t)id_len, .kind = (uint8_t)kind,
-			.name = name, .name_len = (uint32_t)strnlen(name, 4096),
-			.file_size = len, .part_offset = off,
-			.data_len = AMB_MIN(len - off, (uint64_t)ANA_EMBED_PART_SIZE),
-		};
-		struct amb_block_desc d = { .type = AMB_BLOCK_FILE, .stream = AMB_STREAM_NONE,
-					    .record_count = 1 };
-		struct amb_buf b = AMB_BUF_INIT;
-		int err;
-
-		err = amb_file_put_header(&b, &fe);
-		if (!err)
-			err = amb_buf_append(&b, image + off, (size_t)fe.data_len);
-		if (err) {
-			amb_buf_free(&b);
-			return err;
-		}
-		err = amb_writer_append_owned(w, &d, b.data, b.len);
-		if (err)
-			return err;
-		off += fe.data_len;
-	} while (off < len);
-	return 0;
+	return amb_writer_append_file(w, &fe, image);
 }
 
 /* True when @elf holds code: separate debug info keeps the section

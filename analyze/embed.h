@@ -28,8 +28,6 @@
 /* Cap on the size of one embedded file, and on all extracted bytes. */
 #define ANA_EMBED_FILE_MAX  (2ull << 30)
 #define ANA_EMBED_TOTAL_MAX (8ull << 30)
-/* Size of the parts a writer splits a file into (well under the block cap). */
-#define ANA_EMBED_PART_SIZE (32u << 20)
 
 struct ana_embed;
 

@@ -475,6 +475,20 @@ enum amb_file_kind { AMB_FILE_ELF = 0, AMB_FILE_DEBUG = 1, AMB_FILE_VDSO = 2,
 /* Header of a FILE payload; the caller appends data_len bytes after it.
  * -E2BIG over a §7 cap, -EINVAL when the part lies outside file_size. */
 int amb_file_put_header(struct amb_buf *b, const struct amb_file_entry *e);
+
+/* Size of the parts amb_writer_append_file() splits a file into (well
+ * under the block cap, so that readers can reassemble files bigger than a
+ * block; FORMAT.md §5.5). */
+#define AMB_FILE_PART_SIZE (32u << 20)
+
+/*
+ * Append the whole file @image (@e->file_size bytes) as FILE blocks of
+ * AMB_FILE_PART_SIZE bytes at most, each carrying @e's build-id, kind and
+ * name (@e's part_offset, data and data_len are ignored).  Returns 0, the
+ * errors of amb_file_put_header(), or the writer's error.
+ */
+int amb_writer_append_file(struct amb_writer *w, const struct amb_file_entry *e,
+			   const uint8_t *image);
 /* Decode the FILE payload of @len bytes into @e (pointers into it):
  * 0, -AMB_E_TRUNCATED, -AMB_E_TOO_BIG, -AMB_E_RESERVED or -AMB_E_CORRUPT
  * (part outside file_size, §5.5). */

@@ -653,3 +653,33 @@ out:
 	writer_free(w);
 	return err;
 }
+
+int amb_writer_append_file(struct amb_writer *w, const struct amb_file_entry *e,
+			   const uint8_t *image)
+{
+	uint64_t off = 0, len = e->file_size;
+
+	/* An empty file is still one (empty) part: its build-id is recorded. */
+	do {
+		struct amb_file_entry part = *e;
+		struct amb_block_desc d = { .type = AMB_BLOCK_FILE, .stream = AMB_STREAM_NONE,
+					    .record_count = 1 };
+		struct amb_buf b = AMB_BUF_INIT;
+		int err;
+
+		part.part_offset = off;
+		part.data_len = AMB_MIN(len - off, (uint64_t)AMB_FILE_PART_SIZE);
+		err = amb_file_put_header(&b, &part);
+		if (!err)
+			err = amb_buf_append(&b, image + off, (size_t)part.data_len);
+		if (err) {
+			amb_buf_free(&b);
+			return err;
+		}
+		err = amb_writer_append_owned(w, &d, b.data, b.len);
+		if (err)
+			return err;
+		off += part.data_len;
+	} while (off < len);
+	return 0;
+}

@@ -27,7 +27,6 @@
 
 #include "record/rec_internal.h"
 
-#define PART_SIZE (32u << 20)           /* bytes of file per FILE block */
 #define FILE_MAX  (2ull << 30)          /* larger files are left out */
 #define MMAP2_FILENAME_OFF 72u          /* FORMAT.md §5.6: perf's MMAP2 layout */
 #define PROT_EXEC_BIT 4u
@@ -167,35 +166,17 @@ static int load_table(struct amb_reader *r, struct amb_payload *pl, struct embed
 	return 0;
 }
 
+/* Append @len bytes of @image (a whole file) as FILE blocks of @kind keyed
+ * by @bid. */
 static int append_parts(struct amb_writer *w, const struct rec_buildid *bid, unsigned kind,
 			const char *name, const uint8_t *image, uint64_t len)
 {
-	uint64_t off = 0;
+	struct amb_file_entry fe = {
+		.build_id = bid->id, .build_id_len = bid->len, .kind = (uint8_t)kind,
+		.name = name, .name_len = (uint32_t)AMB_MIN(strlen(name), UINT32_MAX), .file_size = len,
+	};
 
-	do {
-		struct amb_file_entry fe = {
-			.build_id = bid->id, .build_id_len = bid->len, .kind = (uint8_t)kind,
-			.name = name, .name_len = (uint32_t)strnlen(name, 4096),
-			.file_size = len, .part_offset = off,
-			.data_len = AMB_MIN(len - off, (uint64_t)PART_SIZE),
-		};
-		struct amb_block_desc d = { .type = AMB_BLOCK_FILE, .stream = AMB_STREAM_NONE,
-					    .record_count = 1 };
-		struct amb_buf b = AMB_BUF_INIT;
-		int err = amb_file_put_header(&b, &fe);
-
-		if (!err)
-			err = amb_buf_append(&b, image + off, (size_t)fe.data_len);
-		if (err) {
-			amb_buf_free(&b);
-			return err;
-		}
-		err = amb_writer_append_owned(w, &d, b.data, b.len);
-		if (err)
-			return err;
-		off += fe.data_len;
-	} while (off < len);
-	return 0;
+	return amb_writer_append_file(w, &fe, image);
 }
 
 /*

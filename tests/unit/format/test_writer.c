@@ -624,6 +624,68 @@ static void test_append_stored_rules(void **state)
 	tmpdir_free(dir);
 }
 
+/* A file bigger than a part is split into FILE blocks that reassemble to
+ * it (FORMAT.md §5.5); an empty file is one empty part. */
+static void test_append_file(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "f.amber");
+	const uint8_t id[20] = { 1, 2, 3 };
+	size_t len = AMB_FILE_PART_SIZE + 5, got = 0, i, n;
+	uint8_t *image = malloc(len), *back = calloc(1, len);
+	struct amb_file_entry fe = { .build_id = id, .build_id_len = sizeof(id), .kind = AMB_FILE_ELF,
+				     .name = "/usr/bin/x", .name_len = 10, .file_size = len };
+	struct amb_writer_opts o;
+	struct amb_writer *w;
+	struct amb_reader *r;
+	struct amb_payload *p = amb_payload_new();
+	struct amb_block_filter f = { AMB_BLOCK_FILE, -1, 0, 0 };
+
+	(void)state;
+	assert_non_null(image);
+	assert_non_null(back);
+	fill_payload(image, len, 7, false);
+	amb_writer_opts_init(&o);
+	o.zstd_level = 1;
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	assert_int_equal(amb_writer_append_file(w, &fe, image), 0);
+	fe.file_size = 0;
+	assert_int_equal(amb_writer_append_file(w, &fe, image), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	n = 0;
+	amb_reader_for_each_block(r, &f, i) {
+		const void *data;
+		size_t dlen;
+		struct amb_file_entry e;
+
+		assert_int_equal(amb_reader_load(r, i, p, &data, &dlen), 0);
+		assert_int_equal(amb_file_parse(data, dlen, &e), 0);
+		assert_memory_equal(e.build_id, id, sizeof(id));
+		assert_int_equal(e.name_len, 10);
+		if (n < 2) {
+			assert_int_equal(e.file_size, len);
+			assert_int_equal(e.part_offset, n ? AMB_FILE_PART_SIZE : 0);
+			assert_int_equal(e.data_len, n ? 5 : AMB_FILE_PART_SIZE);
+			memcpy(back + e.part_offset, e.data, (size_t)e.data_len);
+			got += (size_t)e.data_len;
+		} else {
+			assert_int_equal(e.file_size, 0);
+			assert_int_equal(e.data_len, 0);
+		}
+		n++;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(got, len);
+	assert_memory_equal(back, image, len);
+	amb_payload_free(p);
+	amb_reader_close(r);
+	free(image);
+	free(back);
+	tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_disk_full),
 		cmocka_unit_test(test_append_stored_copy),
 		cmocka_unit_test(test_append_stored_rules),
+		cmocka_unit_test(test_append_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
