@@ -66,41 +66,6 @@ static void usage(FILE *f)
 "  -h, --help\n", AMB_DEFAULT_ZSTD_LEVEL);
 }
 
-/* Copy every block of @r except INDEX and TRAILER to @w, in order, as
- * stored: same codec, same payload bytes, same payload checksum. */
-static int copy_blocks(struct amb_reader *r, struct amb_writer *w)
-{
-	struct amb_payload *pl = amb_payload_new();
-	int err = 0;
-
-	if (!pl)
-		return -ENOMEM;
-	for (size_t i = 0; i < amb_reader_block_count(r); i++) {
-		const struct amb_block_info *bi = amb_reader_block(r, i);
-		struct amb_block_info info;
-		const void *stored;
-		size_t len;
-
-		if (bi->type == AMB_BLOCK_INDEX || bi->type == AMB_BLOCK_TRAILER)
-			continue;
-		err = amb_reader_load_stored(r, i, pl, &stored, &len, &info);
-		if (err == -ENOMEM)
-			break;
-		if (err) {
-			/* session.c warned about it already when it read the block;
-			 * an archive of a damaged file keeps what is intact. */
-			amb_warn("%s; not copied", amb_payload_errmsg(pl));
-			err = 0;
-			continue;
-		}
-		err = amb_writer_append_stored(w, &info, stored, len);
-		if (err)
-			break;
-	}
-	amb_payload_free(pl);
-	return err;
-}
-
 /* Append @len bytes of @image (a whole file) as FILE blocks of @kind keyed
  * by @id. */
 static int append_file(struct amb_writer *w, const uint8_t *id, size_t id_len, unsigned kind,
@@ -393,7 +358,7 @@ int cmd_archive(int argc, char **argv)
 	struct archive_opts o;
 	struct archive_stats st = { 0 };
 	struct amb_writer_opts wo;
-	const struct amb_file_header *fh;
+	long n;
 	struct ana_session *s = NULL;
 	struct ana_dso_table *t = NULL;
 	struct ana_embed *have = NULL;
@@ -423,22 +388,19 @@ int cmd_archive(int argc, char **argv)
 		goto out;
 	}
 
-	fh = amb_reader_header(r);
-	amb_writer_opts_init(&wo);
+	amb_writer_opts_from(&wo, r);
 	wo.zstd_level = o.zstd_level;
 	wo.threads = 1;
-	wo.producer_endian = fh->producer_endian;
-	wo.producer_word_size = fh->producer_word_size;
-	wo.producer_machine = fh->producer_machine;
-	wo.uuid = fh->uuid;
-	wo.created_ns = fh->created_ns;
 	err = amb_writer_open(o.out, &wo, &w);
 	if (err) {
 		fprintf(stderr, "amber-analyze: error: cannot create %s: %s\n", o.out,
 			amb_strerror(err));
 		goto out;
 	}
-	err = copy_blocks(r, w);
+	/* A block the session warned about already is left out: an archive of
+	 * a damaged file keeps what is intact. */
+	n = amb_copy_blocks(r, w, AMB_COPY_SKIP_DAMAGED, NULL, NULL);
+	err = n < 0 ? (int)n : 0;
 	for (size_t i = 0; !err && i < h.n; i++) {
 		struct ana_dso *d = h.v[i].dso;
 

@@ -323,6 +323,38 @@ const char *amb_payload_errmsg(const struct amb_payload *p);
 int amb_reader_load_stored(struct amb_reader *r, size_t i, struct amb_payload *p,
 			   const void **stored, size_t *stored_len, struct amb_block_info *info);
 
+/* ---- copying blocks into a new file ----------------------------------------- */
+
+/* Fill @o with the defaults, and with the producer fields, uuid and
+ * creation time of @r's file header: a file written with them describes
+ * the same recording as @r's. */
+void amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_reader *r);
+
+enum amb_copy_flags {
+	AMB_COPY_SKIP_DAMAGED = 1u << 0, /* leave out, with a warning, blocks that fail to load */
+	AMB_COPY_DECODE       = 1u << 1, /* also decode each block before copying it */
+};
+
+/*
+ * Asked before block @i (@bi) is copied: return 1 to copy it, 0 to leave
+ * it out, or a negative error to stop the copy with it.  It may append
+ * blocks of its own to @w, which then stand where block @i stood.
+ */
+typedef int (*amb_copy_fn)(void *ctx, struct amb_writer *w, const struct amb_block_info *bi,
+			   size_t i);
+
+/*
+ * Copy the blocks of @r, INDEX and TRAILER excepted, to @w in file order
+ * as stored: same codec, payload bytes and payload checksum, new seq.  @fn
+ * (NULL: copy all) chooses per block.  A block that does not load
+ * (checksum, truncation, with AMB_COPY_DECODE also decoding) stops the copy
+ * with its error unless @flags has AMB_COPY_SKIP_DAMAGED.  Returns the
+ * number of blocks copied, or a negative error: -ENOMEM, a load error,
+ * the writer's first error (-ENOSPC ...), or @fn's.
+ */
+long amb_copy_blocks(struct amb_reader *r, struct amb_writer *w, unsigned flags,
+		     amb_copy_fn fn, void *ctx);
+
 /* ---- verify and salvage ---------------------------------------------------- */
 
 /* Called once per problem found by amb_verify(); return nonzero to stop. */
