@@ -254,6 +254,28 @@ void rec_layout_init(struct rec_layout *l, uint64_t sample_type);
  * user registers a sample carries before its stack copy. */
 void rec_layout_init_attr(struct rec_layout *l, const struct perf_event_attr *a);
 
+/* Where the parts of one sample sit: byte offsets from the record's start,
+ * 0 for a part the sample does not have. */
+struct rec_sample_parts {
+	size_t ip, addr;           /* one u64 each */
+	size_t callchain;          /* @nr_callchain u64 entries */
+	uint64_t nr_callchain;
+	size_t branches;           /* @nr_branches entries of from, to, flags */
+	uint64_t nr_branches;
+	size_t stack_user;         /* the STACK_USER size field */
+};
+
+/*
+ * Walk sample @p (@len bytes, header included, this host's byte order) with
+ * layout @l and fill @out.  Only lengths are checked, never values.
+ * Returns 0, or -EINVAL when the sample is shorter than its fields say or
+ * holds parts whose size cannot be followed (READ values; registers before
+ * a stack copy when @l does not know how many); @out then holds the parts
+ * found before the problem.
+ */
+int rec_sample_walk(const struct rec_layout *l, const uint8_t *p, size_t len,
+		    struct rec_sample_parts *out);
+
 struct rec_counters {
 	uint64_t records, samples;
 	uint64_t lost_records;     /* sum of PERF_RECORD_LOST.lost */

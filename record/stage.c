@@ -4,7 +4,8 @@
  * RING block: record count, first/last time and the kernel's loss and
  * throttle records.  Bodies are not otherwise parsed (FORMAT.md §5.6),
  * except that a sample is walked to its user stack copy, whose unwritten
- * tail is stored as zeros.
+ * tail is stored as zeros.  rec_sample_walk() is that walk; the kernel
+ * symbol trim (ksyms_trim.c) uses it too, after the recording.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,62 +76,92 @@ static uint64_t get_u64(const uint8_t *p)
 	return v;
 }
 
-/*
- * Offset of the PERF_SAMPLE_STACK_USER size field in sample @p of @len
- * bytes, or 0 when the sample has no stack copy or its layout cannot be
- * followed (READ values, unknown register count, inconsistent lengths).
- * Fields come in perf_event.h order: CALLCHAIN, RAW, BRANCH_STACK,
- * REGS_USER, STACK_USER.
- */
-static size_t stack_user_offset(const struct rec_layout *l, const uint8_t *p, size_t len)
+int rec_sample_walk(const struct rec_layout *l, const uint8_t *p, size_t len,
+		    struct rec_sample_parts *out)
 {
 	uint64_t st = l->sample_type;
-	size_t off = l->fixed_size;
+	size_t off = sizeof(struct perf_event_header);
 	uint64_t n;
 
-	if (!(st & PERF_SAMPLE_STACK_USER) || (st & PERF_SAMPLE_READ) || l->regs_user < 0)
-		return 0;
+	memset(out, 0, sizeof(*out));
+	if (l->fixed_size > len)
+		return -EINVAL;
+	/* Fixed fields: IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD. */
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		off += 8;
+	if (st & PERF_SAMPLE_IP) {
+		out->ip = off;
+		off += 8;
+	}
+	off += (st & PERF_SAMPLE_TID ? 8 : 0) + (st & PERF_SAMPLE_TIME ? 8 : 0);
+	if (st & PERF_SAMPLE_ADDR)
+		out->addr = off;
+	off = l->fixed_size;
+	if (st & PERF_SAMPLE_READ)
+		return -EINVAL;  /* the recorder never asks for it: its size is not followed */
+
+	/* Then CALLCHAIN, RAW, BRANCH_STACK, REGS_USER, STACK_USER. */
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (off + 8 > len)
-			return 0;
+			return -EINVAL;
 		n = get_u64(p + off);
 		off += 8;
 		if (n > (len - off) / 8)
-			return 0;
+			return -EINVAL;
+		out->callchain = off;
+		out->nr_callchain = n;
 		off += (size_t)n * 8;
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		uint32_t raw;
 
 		if (off + 4 > len)
-			return 0;
+			return -EINVAL;
 		memcpy(&raw, p + off, sizeof(raw));
 		off += 4;
 		if (raw > len - off)
-			return 0;
+			return -EINVAL;
 		off += raw;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		if (off + 8 > len)
-			return 0;
+			return -EINVAL;
 		n = get_u64(p + off);
 		off += l->branch_hw_index ? 16 : 8;
 		if (off > len || n > (len - off) / 24)
-			return 0;
+			return -EINVAL;
+		out->branches = off;
+		out->nr_branches = n;
 		off += (size_t)n * 24;
 	}
+	if (!(st & PERF_SAMPLE_STACK_USER))
+		return 0;
 	if (st & PERF_SAMPLE_REGS_USER) {
-		if (off + 8 > len)
-			return 0;
+		if (off + 8 > len || l->regs_user < 0)
+			return -EINVAL;
 		n = get_u64(p + off); /* the ABI; 0: no registers follow */
 		off += 8;
 		if (n) {
 			if ((size_t)l->regs_user > (len - off) / 8)
-				return 0;
+				return -EINVAL;
 			off += (size_t)l->regs_user * 8;
 		}
 	}
-	return off + 8 <= len ? off : 0;
+	if (off + 8 > len)
+		return -EINVAL;
+	out->stack_user = off;
+	return 0;
+}
+
+/* Offset of the PERF_SAMPLE_STACK_USER size field in sample @p of @len
+ * bytes, or 0 when the sample has none or its layout cannot be followed. */
+static size_t stack_user_offset(const struct rec_layout *l, const uint8_t *p, size_t len)
+{
+	struct rec_sample_parts parts;
+
+	if (!(l->sample_type & PERF_SAMPLE_STACK_USER) || l->regs_user < 0)
+		return 0;
+	return rec_sample_walk(l, p, len, &parts) ? 0 : parts.stack_user;
 }
 
 /*
