@@ -138,10 +138,17 @@ $(FUZZ_ANA_BIN): $(B)/fuzz/bin/%: tests/fuzz/%.c $(FUZZ_ANALYZE) $(FUZZ_BASE)
 # --- test and benchmark tools (tests/tools/*.c, linked with the format library)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(patsubst tests/tools/%.c,$(B)/tools/%,$(TOOL_SRC))
-$(B)/tools/%: tests/tools/%.c $(LIBFORMAT)
+# rec_*.c run the recorder's code on files and link record/ too.
+TOOL_REC_BIN := $(filter $(B)/tools/rec_%,$(TOOL_BIN))
+TOOL_FMT_BIN := $(filter-out $(TOOL_REC_BIN),$(TOOL_BIN))
+$(TOOL_FMT_BIN): $(B)/tools/%: tests/tools/%.c $(LIBFORMAT)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TOOL    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS_FORMAT)
+$(TOOL_REC_BIN): $(B)/tools/%: tests/tools/%.c $(call obj,obj,$(RECORD_LIB_SRC)) $(LIBFORMAT)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  TOOL    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS_RECORD)
 tools: $(TOOL_BIN)
 
 # --- bundled test programs --------------------------------------------------

@@ -7,7 +7,8 @@
  *   parse options and events -> start the target (a forked command waits)
  *   -> open the events and rings -> META, EVENT_ATTR, TOPOLOGY, KSYMS,
  *   TRACEFS, SYNTH, BUILDID -> start draining -> enable (or exec) -> wait
- *   -> disable, final drain -> COUNTS and final META -> close, summary.
+ *   -> disable, final drain -> COUNTS and final META -> close -> trim the
+ *   kernel symbols to those the samples use (ksyms_trim.c) -> summary.
  *
  * Exit status: the command's (128+N when killed by signal N); 0 for -p,
  * -t, -a without a command; 125 when amber-rec itself fails, 126/127 when
@@ -78,10 +79,13 @@ static void usage(FILE *f)
 		"      --sync               fdatasync every block\n"
 		"      --embed[=hit|all]    embed the ELF files of the DSOs the targets mapped\n"
 		"                           executable (hit, the default) or of all DSOs\n"
+		"      --kallsyms MODE      kernel symbols kept after a clean stop: used (those\n"
+		"                           the samples name), all, or auto (used when that\n"
+		"                           saves 1/%d of the file or more; the default)\n"
 		"      --list-events [PAT]  list the events this machine can record\n"
 		"  -h, --help, --version\n",
 		REC_DEFAULT_FREQ, REC_DEFAULT_STACK_SIZE, REC_DEFAULT_OUTPUT,
-		AMB_DEFAULT_ZSTD_LEVEL, REC_DEFAULT_FLUSH_MS);
+		AMB_DEFAULT_ZSTD_LEVEL, REC_DEFAULT_FLUSH_MS, REC_KSYMS_AUTO_SHARE);
 }
 
 /* Everything one recording holds; freed by session_free(). */
@@ -479,6 +483,26 @@ static void print_summary(const struct session *s, const struct rec_counters *c,
 		c->samples, lost, secs, raw, file, file > 0 ? raw / file : 0.0, s->opts.output);
 }
 
+/* After a clean stop: keep only the kernel symbols the samples use
+ * (ksyms_trim.c).  A failure costs nothing but the saving: the recording
+ * stays as it was written. */
+static void trim_kernel_symbols(struct session *s)
+{
+	struct rec_ksyms_trim_stats st;
+	int err;
+
+	/* The signal that ended the recording is spent; a new one stops the trim. */
+	stop_signal = 0;
+	err = rec_ksyms_trim(s->opts.output, &s->drain.layout, s->opts.kallsyms,
+			     s->opts.zstd_level, &stop_signal, &st, s->err, sizeof(s->err));
+	if (err)
+		amb_warn("kept all kernel symbols in %s: %s", s->opts.output, s->err);
+	else if (st.trimmed)
+		fprintf(stderr, "[ amber-rec: kept the %" PRIu64 " of %" PRIu64 " kernel symbols "
+			"the samples use: %.2f MB smaller (--kallsyms=all keeps them all) ]\n",
+			st.kept, st.total, ((double)st.bytes_before - (double)st.bytes_after) / 1e6);
+}
+
 static void session_free(struct session *s)
 {
 	rec_drain_free(&s->drain);
@@ -631,6 +655,8 @@ close:
 		ret = EXIT_REC_FAIL;
 	} else if (exec_failed) {
 		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+	} else {
+		trim_kernel_symbols(s);
 	}
 	print_summary(s, &totals, &ws);
 	session_free(s);

@@ -19,6 +19,7 @@ enum {
 	OPT_FLUSH,
 	OPT_SYNC,
 	OPT_EMBED,
+	OPT_KALLSYMS,
 	OPT_DURATION,
 	OPT_LIST,
 	OPT_VERSION,
@@ -38,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "flush-interval",    required_argument, NULL, OPT_FLUSH },
 	{ "sync",              no_argument,       NULL, OPT_SYNC },
 	{ "embed",             optional_argument, NULL, OPT_EMBED },
+	{ "kallsyms",          required_argument, NULL, OPT_KALLSYMS },
 	{ "duration",          required_argument, NULL, OPT_DURATION },
 	{ "pid",               required_argument, NULL, 'p' },
 	{ "tid",               required_argument, NULL, 't' },
@@ -270,6 +272,17 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 				o->embed = REC_EMBED_ALL;
 			else
 				return fail(err, errlen, "invalid --embed '%s' (hit or all)", optarg);
+			break;
+		case OPT_KALLSYMS:
+			if (!strcmp(optarg, "auto"))
+				o->kallsyms = REC_KSYMS_AUTO;
+			else if (!strcmp(optarg, "used"))
+				o->kallsyms = REC_KSYMS_USED;
+			else if (!strcmp(optarg, "all"))
+				o->kallsyms = REC_KSYMS_ALL;
+			else
+				return fail(err, errlen, "invalid --kallsyms '%s' (auto, used or all)",
+					    optarg);
 			break;
 		case OPT_DURATION: {
 			char *end;

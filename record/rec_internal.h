@@ -14,11 +14,13 @@
  * meta.c      META key/values
  * topology.c  TOPOLOGY key/values (libnuma + sysfs)
  * counts.c    the final COUNTS block
+ * ksyms_trim.c after the recording: keep only the kernel symbols samples use
  */
 #ifndef AMB_REC_INTERNAL_H
 #define AMB_REC_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/types.h>
 
@@ -54,6 +56,7 @@ struct rec_opts {
 	unsigned flush_ms;         /* --flush-interval */
 	bool sync;                 /* --sync: fdatasync every block */
 	int embed;                 /* --embed[=hit|all]: enum rec_embed_mode */
+	int kallsyms;              /* --kallsyms=auto|used|all: enum rec_ksyms_mode */
 	double duration;           /* --duration seconds; 0 = until the end */
 	pid_t *pids;               /* -p (malloc'ed) */
 	size_t nr_pids;
@@ -396,6 +399,62 @@ size_t rec_kallsyms_drop_padding(char *text, size_t len);
 
 /* Find @sym ("_stext") in kallsyms @text.  Returns 0 or -ENOENT. */
 int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *addr);
+
+/* ---- ksyms_trim.c ------------------------------------------------------------ */
+
+enum rec_ksyms_mode {
+	REC_KSYMS_AUTO = 0, /* trim when the table is 1/REC_KSYMS_AUTO_SHARE of the file or more */
+	REC_KSYMS_USED,     /* always trim */
+	REC_KSYMS_ALL,      /* keep the whole table */
+};
+#define REC_KSYMS_AUTO_SHARE 32
+
+/* A kallsyms text's text symbols, sorted by address, each marked used or not. */
+struct rec_ksyms;
+
+/* Index kallsyms @text (@len bytes; borrowed: it must outlive the result).
+ * Lines that are not "ADDR TYPE NAME" with a text TYPE (t T w W) are left
+ * out.  Returns NULL when out of memory.  Free with rec_ksyms_free(). */
+struct rec_ksyms *rec_ksyms_parse(const char *text, size_t len);
+void rec_ksyms_free(struct rec_ksyms *k);
+size_t rec_ksyms_count(const struct rec_ksyms *k);
+
+/* Mark the symbol holding @addr (the last one starting at or below it),
+ * its aliases, and the next symbol, which ends it.  Addresses below every
+ * symbol (user space) mark nothing. */
+void rec_ksyms_mark(struct rec_ksyms *k, uint64_t addr);
+
+/* Mark what every sample among the records @data (@len bytes, a RING
+ * payload of this host) names: IP, ADDR, callchain entries and branch
+ * addresses, each also one byte earlier (return addresses are looked up
+ * so).  Stops at the first record whose size does not fit. */
+void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
+			    const uint8_t *data, size_t len);
+
+/* Append the marked symbols' lines to @out in their text order; *@kept
+ * gets their count.  Returns 0 or -ENOMEM. */
+int rec_ksyms_write_used(const struct rec_ksyms *k, struct amb_buf *out, uint64_t *kept);
+
+struct rec_ksyms_trim_stats {
+	bool trimmed;
+	uint64_t kept, total;          /* text symbols after and before */
+	uint64_t bytes_before, bytes_after;
+};
+
+/*
+ * Replace the KSYMS blocks of the closed recording @path (samples laid out
+ * as @l) by one holding only the symbols its samples use, plus META keys
+ * ksyms.kept and ksyms.total, through a synced copy renamed over @path;
+ * other blocks are copied as stored, new blocks compressed at @zstd_level.
+ * Nothing is done (0, st->trimmed false) for REC_KSYMS_ALL, a file that is
+ * not a regular file or has no KSYMS block, or in REC_KSYMS_AUTO when the
+ * table is under 1/REC_KSYMS_AUTO_SHARE of the file.  Stops with -EINTR
+ * once *@stop is set.  On any error @path is left as it was (the copy is
+ * removed) and @err says what failed.
+ */
+int rec_ksyms_trim(const char *path, const struct rec_layout *l, enum rec_ksyms_mode mode,
+		   int zstd_level, const volatile sig_atomic_t *stop,
+		   struct rec_ksyms_trim_stats *st, char *err, size_t errlen);
 
 struct rec_module {
 	char name[64];

@@ -174,6 +174,58 @@ test_sigkill() {
 	else
 		ok rec_sigkill
 	fi
+	# Killed before any trim: the whole kernel symbol table is there.
+	n=$(ksyms_count "$T/k.amber")
+	[ "${n:-0}" -gt 1000 ] && ok rec_sigkill_ksyms ||
+		fail rec_sigkill_ksyms "a killed recording holds ${n:-no} kernel symbols"
+}
+
+# ksyms_count FILE: the lines of FILE's KSYMS blocks, from info.
+ksyms_count() {
+	"$ANA" info "$1" 2>/dev/null | awk '$1 == "ksyms" && NF == 6 { print $3 }'
+}
+
+# --- kernel symbols: trimmed to the ones samples use; analysis unchanged ----
+test_kallsyms() {
+	guards rec_kallsyms || return 0
+	need_file rec_kallsyms "$B/tools/rec_trim" || return 0
+	rec kall -o "$T/kall.amber" -g --kallsyms=all -- "$WL" --threads 2 --work 20
+	all=$(ksyms_count "$T/kall.amber")
+	rec kdef -o "$T/kdef.amber" -g -- "$WL" --threads 2 --work 20
+	kept=$(ksyms_count "$T/kdef.amber")
+	meta=$("$ANA" info "$T/kdef.amber" | awk '$1 == "ksyms.kept" { print $2 }')
+	if [ "${all:-0}" -gt 1000 ] && ! "$ANA" info "$T/kall.amber" | grep -q ksyms.kept &&
+	   [ "${kept:-0}" -gt 0 ] && [ "$kept" -lt 1000 ] && [ "$meta" = "$kept" ] &&
+	   grep -q "kept the $kept of [0-9]* kernel symbols the samples use" "$T/kdef.err" &&
+	   [ "$(stat -c %s "$T/kdef.amber")" -lt "$(( $(stat -c %s "$T/kall.amber") / 2 ))" ] &&
+	   "$ANA" verify "$T/kdef.amber" >/dev/null 2>&1; then
+		ok rec_kallsyms_trimmed
+	else
+		fail rec_kallsyms_trimmed "all: ${all:-none} symbols; default: ${kept:-none} (META ${meta:-none}): $(tail -n 2 "$T/kdef.err")"
+	fi
+
+	# The same samples with the whole table and with the trimmed one: every
+	# analysis reads the same, kernel frames included.
+	cp "$T/kall.amber" "$T/ktrim.amber"
+	"$B/tools/rec_trim" used "$T/ktrim.amber" >"$T/ktrim.out" 2>&1
+	same=ok
+	for cmd in "report --sort sym" "report --children -g caller" "script" "flame --folded"; do
+		# shellcheck disable=SC2086 # $cmd is words on purpose
+		"$ANA" $cmd "$T/kall.amber" >"$T/kall.txt" 2>&1
+		# shellcheck disable=SC2086
+		"$ANA" $cmd "$T/ktrim.amber" >"$T/ktrim.txt" 2>&1
+		cmp -s "$T/kall.txt" "$T/ktrim.txt" || same="'$cmd' differs: $(diff "$T/kall.txt" "$T/ktrim.txt" | head -n 3)"
+	done
+	named=$("$ANA" report --sort sym "$T/ktrim.amber" 2>/dev/null | grep -c '\[k\] [A-Za-z_]')
+	if [ "$same" = ok ] && [ "$named" -gt 0 ] && grep -q '^kept [0-9]* of' "$T/ktrim.out"; then
+		ok rec_kallsyms_same_analysis
+	else
+		fail rec_kallsyms_same_analysis "$same; $named named kernel symbols; $(cat "$T/ktrim.out")"
+	fi
+
+	rec kbad -o "$T/kbad.amber" --kallsyms=some -- true
+	[ "$RC" = 125 ] && grep -q "invalid --kallsyms 'some' (auto, used or all)" "$T/kbad.err" &&
+		ok rec_kallsyms_bad_mode || fail rec_kallsyms_bad_mode "exit $RC: $(head -n 1 "$T/kbad.err")"
 }
 
 # --- disk full: an error, a valid file, non-zero exit -------------------
@@ -237,6 +289,7 @@ test_exit_status
 test_tracepoint
 test_attach
 test_sigkill
+test_kallsyms
 test_disk_full
 test_errors
 test_dwarf

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record/ksyms_trim.c - after a clean stop, replace the recording's whole
+ * kernel symbol table by the symbols its samples use.
+ *
+ * The KSYMS block is written before the first sample (FORMAT.md §9), when
+ * nobody knows which kernel code will be hit, so it holds all of
+ * /proc/kallsyms: some 60,000 text symbols, over 600 KB compressed, more
+ * than the samples of a short recording.  Once the recording is complete
+ * the recorder reads its own RING blocks back, finds every kernel address
+ * a sample names (IP, callchain, data address, branches), and writes a new
+ * file with a KSYMS block of only the text symbols holding those addresses
+ * plus the symbol after each, which bounds it (FORMAT.md §5, "trimmed
+ * KSYMS").  Every other block is copied as stored.  The new file is synced
+ * and renamed over the old one, so at every moment one complete recording
+ * is on disk: a crash, a signal or a full disk during the trim leaves the
+ * untrimmed file.
+ *
+ * This is the recorder's only pass over sample bodies, and it happens after
+ * recording, never on the draining path.  By default (REC_KSYMS_AUTO) it
+ * runs only when the table is a sizeable share of the file, so its cost
+ * (reading the file back, writing it again) stays bounded by a small
+ * multiple of the table's size.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/rec_internal.h"
+
+/* PERF_CONTEXT_* markers in a callchain are the top 4095 u64 values. */
+#define CONTEXT_MARKER_MIN ((uint64_t)-4095)
+
+struct ksym_line {
+	uint64_t addr;
+	size_t off, len;           /* the line in the table's text, '\n' included */
+	bool used;
+};
+
+struct rec_ksyms {
+	const char *text;          /* not owned */
+	struct ksym_line *v;       /* text symbols, by address, then text order */
+	size_t nr;
+	uint64_t lines;            /* every line of the text */
+};
+
+static bool is_text_type(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* "ADDR TYPE NAME[\t[MODULE]]": the address of a text symbol's line, or
+ * false for any other line. */
+static bool parse_line(const char *p, size_t n, uint64_t *addr)
+{
+	uint64_t a = 0;
+	size_t i = 0;
+
+	for (; i < n && i < 16; i++) {
+		char c = p[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			break;
+		a = a << 4 | d;
+	}
+	if (!i || i + 3 > n || p[i] != ' ' || !is_text_type(p[i + 1]) || p[i + 2] != ' ')
+		return false;
+	*addr = a;
+	return true;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ksym_line *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct ksym_line *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+struct rec_ksyms *rec_ksyms_parse(const char *text, size_t len)
+{
+	struct rec_ksyms *k = calloc(1, sizeof(*k));
+	size_t cap = 0;
+
+	if (!k)
+		return NULL;
+	k->text = text;
+	for (size_t pos = 0; pos < len; ) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) + 1 : len - pos;
+		uint64_t addr;
+
+		k->lines++;
+		if (parse_line(text + pos, n, &addr)) {
+			if (k->nr == cap) {
+				size_t ncap = cap ? cap * 2 : 4096;
+				struct ksym_line *nv = realloc(k->v, ncap * sizeof(*nv));
+
+				if (!nv) {
+					rec_ksyms_free(k);
+					return NULL;
+				}
+				k->v = nv;
+				cap = ncap;
+			}
+			k->v[k->nr++] = (struct ksym_line){ addr, pos, n, false };
+		}
+		pos += n;
+	}
+	if (k->nr)
+		qsort(k->v, k->nr, sizeof(*k->v), by_addr);
+	return k;
+}
+
+void rec_ksyms_free(struct rec_ksyms *k)
+{
+	if (!k)
+		return;
+	free(k->v);
+	free(k);
+}
+
+size_t rec_ksyms_count(const struct rec_ksyms *k)
+{
+	return k->nr;
+}
+
+void rec_ksyms_mark(struct rec_ksyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->nr, i;
+
+	/* User addresses lie below every kernel symbol: the common case. */
+	if (!k->nr || addr < k->v[0].addr)
+		return;
+	/* Invariant: v[lo].addr <= addr, and addr < v[hi].addr if hi < nr. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* The symbol and its aliases (a reader shows the first of them in
+	 * text order), and the next symbol, whose address ends this one. */
+	for (i = lo; ; i--) {
+		k->v[i].used = true;
+		if (!i || k->v[i - 1].addr != k->v[lo].addr)
+			break;
+	}
+	if (lo + 1 < k->nr)
+		k->v[lo + 1].used = true;
+}
+
+/* Mark @a and @a - 1: a reader looks a return address up one byte early,
+ * so that a call at the very end of a function names that function. */
+static void mark_both(struct rec_ksyms *k, uint64_t a)
+{
+	if (a >= CONTEXT_MARKER_MIN)
+		return;
+	rec_ksyms_mark(k, a);
+	if (a)
+		rec_ksyms_mark(k, a - 1);
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v)); /* written by this host */
+	return v;
+}
+
+void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
+			    const uint8_t *data, size_t len)
+{
+	size_t pos = 0;
+
+	while (len - pos >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		struct rec_sample_parts sp;
+		const uint8_t *p = data + pos;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - pos)
+			return;
+		pos += h.size;
+		if (h.type != PERF_RECORD_SAMPLE)
+			continue;
+		/* A sample cut short still names what was found before the cut. */
+		rec_sample_walk(l, p, h.size, &sp);
+		if (sp.ip)
+			mark_both(k, get_u64(p + sp.ip));
+		if (sp.addr)
+			mark_both(k, get_u64(p + sp.addr));
+		for (uint64_t i = 0; i < sp.nr_callchain; i++)
+			mark_both(k, get_u64(p + sp.callchain + i * 8));
+		for (uint64_t i = 0; i < sp.nr_branches; i++) {
+			mark_both(k, get_u64(p + sp.branches + i * 24));
+			mark_both(k, get_u64(p + sp.branches + i * 24 + 8));
+		}
+	}
+}
+
+int rec_ksyms_write_used(const struct rec_ksyms *k, struct amb_buf *out, uint64_t *kept)
+{
+	struct ksym_line *used;
+	size_t n = 0;
+	int err = 0;
+
+	*kept = 0;
+	for (size_t i = 0; i < k->nr; i++)
+		n += k->v[i].used;
+	if (!n)
+		return 0;
+	used = malloc(n * sizeof(*used));
+	if (!used)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < k->nr; i++)
+		if (k->v[i].used)
+			used[n++] = k->v[i];
+	/* The recorded order, which a reader relies on for aliases. */
+	qsort(used, n, sizeof(*used), by_offset);
+	for (size_t i = 0; i < n && !err; i++) {
+		err = amb_buf_append(out, k->text + used[i].off, used[i].len);
+		/* The text's last line may lack its newline. */
+		if (!err && k->text[used[i].off + used[i].len - 1] != '\n')
+			err = amb_buf_append(out, "\n", 1);
+	}
+	free(used);
+	*kept = err ? 0 : n;
+	return err;
+}
+
+/* ---- the rewrite ------------------------------------------------------------ */
+
+struct trim {
+	const char *path;
+	struct amb_reader *r;
+	const volatile sig_atomic_t *stop;
+	struct amb_buf text;       /* the recorded table, all KSYMS blocks */
+	struct amb_buf kept_text;  /* the trimmed table */
+	uint64_t kept, total;
+	bool replaced;             /* the new KSYMS is in the new file */
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct trim *t, int err, const char *what)
+{
+	snprintf(t->err, t->errlen, "%s: %s", what, amb_strerror(err));
+	return err;
+}
+
+/* Load the KSYMS blocks and mark every address the RING blocks name. */
+static int find_used(struct trim *t, const struct rec_layout *l, struct rec_ksyms **out)
+{
+	const struct amb_block_filter ksyms = { AMB_BLOCK_KSYMS, -1, 0, 0 };
+	const struct amb_block_filter ring = { AMB_BLOCK_RING, -1, 0, 0 };
+	struct amb_payload *pl = amb_payload_new();
+	struct rec_ksyms *k = NULL;
+	const void *data;
+	size_t i, len;
+	int err = 0;
+
+	if (!pl)
+		return fail(t, -ENOMEM, "reading the recording back");
+	amb_reader_for_each_block(t->r, &ksyms, i) {
+		err = amb_reader_load(t->r, i, pl, &data, &len);
+		if (!err)
+			err = amb_buf_append(&t->text, data, len);
+		if (err) {
+			fail(t, err, "reading the kernel symbols back");
+			goto out;
+		}
+	}
+	k = rec_ksyms_parse((const char *)t->text.data, t->text.len);
+	if (!k) {
+		err = fail(t, -ENOMEM, "parsing the kernel symbols");
+		goto out;
+	}
+	amb_reader_for_each_block(t->r, &ring, i) {
+		if (*t->stop) {
+			err = fail(t, -EINTR, "reading the samples back");
+			goto out;
+		}
+		err = amb_reader_load(t->r, i, pl, &data, &len);
+		if (err) {
+			snprintf(t->err, t->errlen, "%s", amb_payload_errmsg(pl));
+			goto out;
+		}
+		rec_ksyms_mark_records(k, l, data, len);
+	}
+	t->total = rec_ksyms_count(k);
+out:
+	amb_payload_free(pl);
+	if (err) {
+		rec_ksyms_free(k);
+		k = NULL;
+	}
+	*out = k;
+	return err;
+}
+
+/* amb_copy_fn: every block as stored, but the first KSYMS block becomes
+ * the trimmed table and a META block saying so; later ones are dropped. */
+static int replace_ksyms(void *ctx, struct amb_writer *w, const struct amb_block_info *bi,
+			 size_t i)
+{
+	struct trim *t = ctx;
+	struct amb_block_desc d = { .type = AMB_BLOCK_KSYMS, .stream = AMB_STREAM_NONE,
+				    .record_count = t->kept };
+	struct amb_buf meta = AMB_BUF_INIT;
+	char v[2][24];
+	int err;
+
+	(void)i;
+	if (*t->stop)
+		return -EINTR;
+	if (bi->type != AMB_BLOCK_KSYMS)
+		return 1;
+	if (t->replaced)
+		return 0;
+	t->replaced = true;
+	if (t->kept_text.len) {
+		err = amb_writer_append(w, &d, t->kept_text.data, t->kept_text.len);
+		if (err)
+			return err;
+	}
+	snprintf(v[0], sizeof(v[0]), "%" PRIu64, t->kept);
+	snprintf(v[1], sizeof(v[1]), "%" PRIu64, t->total);
+	err = amb_kv_put_str(&meta, "ksyms.kept", v[0]);
+	if (!err)
+		err = amb_kv_put_str(&meta, "ksyms.total", v[1]);
+	if (!err) {
+		d = (struct amb_block_desc){ .type = AMB_BLOCK_META, .stream = AMB_STREAM_NONE,
+					     .record_count = 2 };
+		err = amb_writer_append(w, &d, meta.data, meta.len);
+	}
+	amb_buf_free(&meta);
+	return err ? err : 0;
+}
+
+/* Write the trimmed copy to @tmp and rename it over the recording. */
+static int rewrite(struct trim *t, const char *tmp, int zstd_level)
+{
+	struct amb_writer_opts wo;
+	struct amb_writer *w;
+	long n;
+	int err, cerr;
+
+	amb_writer_opts_from(&wo, t->r);
+	wo.zstd_level = zstd_level;
+	wo.threads = 0;
+	wo.sync = AMB_SYNC_CLOSE;  /* on disk before it replaces the original */
+	err = amb_writer_open(tmp, &wo, &w);
+	if (err)
+		return fail(t, err, "creating the trimmed copy");
+	n = amb_copy_blocks(t->r, w, 0, replace_ksyms, t);
+	err = n < 0 ? (int)n : 0;
+	cerr = amb_writer_close(w);
+	if (!err)
+		err = cerr;
+	if (!err && rename(tmp, t->path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		return fail(t, err, "writing the trimmed copy");
+	}
+	return 0;
+}
+
+int rec_ksyms_trim(const char *path, const struct rec_layout *l, enum rec_ksyms_mode mode,
+		   int zstd_level, const volatile sig_atomic_t *stop,
+		   struct rec_ksyms_trim_stats *st, char *errbuf, size_t errlen)
+{
+	const struct amb_block_filter ksyms = { AMB_BLOCK_KSYMS, -1, 0, 0 };
+	struct trim t = { .path = path, .stop = stop, .text = AMB_BUF_INIT,
+			  .kept_text = AMB_BUF_INIT, .err = errbuf, .errlen = errlen };
+	struct rec_ksyms *k = NULL;
+	uint64_t table = 0;
+	struct stat sb;
+	char tmp[4096];
+	size_t i;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	errbuf[0] = '\0';
+	/* A pipe or device cannot be rewritten; a symlink would be replaced. */
+	if (mode == REC_KSYMS_ALL || lstat(path, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
+	err = amb_reader_open(path, 0, &t.r);
+	if (err)
+		return fail(&t, err, "reading the recording back");
+	amb_reader_for_each_block(t.r, &ksyms, i)
+		table += amb_reader_block(t.r, i)->stored_size + AMB_BLOCK_HDR_SIZE;
+	st->bytes_before = st->bytes_after = amb_reader_file_size(t.r);
+	err = 0;
+	if (!table || !amb_reader_indexed(t.r) ||
+	    (mode == REC_KSYMS_AUTO && table * REC_KSYMS_AUTO_SHARE < st->bytes_before))
+		goto out;
+	if (snprintf(tmp, sizeof(tmp), "%s.trim-%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+		err = fail(&t, -ENAMETOOLONG, "naming the trimmed copy");
+		goto out;
+	}
+	err = find_used(&t, l, &k);
+	if (!err)
+		err = rec_ksyms_write_used(k, &t.kept_text, &t.kept);
+	if (err) {
+		if (!errbuf[0])
+			fail(&t, err, "selecting the kernel symbols");
+		goto out;
+	}
+	err = rewrite(&t, tmp, zstd_level);
+	if (err)
+		goto out;
+	st->trimmed = true;
+	st->kept = t.kept;
+	st->total = t.total;
+	if (!stat(path, &sb))
+		st->bytes_after = (uint64_t)sb.st_size;
+out:
+	rec_ksyms_free(k);
+	amb_buf_free(&t.text);
+	amb_buf_free(&t.kept_text);
+	amb_reader_close(t.r);
+	return err;
+}
