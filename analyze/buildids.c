@@ -186,7 +186,9 @@ static void usage(FILE *f)
 "usage: amber-analyze buildids [OPTIONS] FILE\n\n"
 "Every DSO of the recording: build-id, samples in it, frames in it, and\n"
 "where analysis finds its ELF: embedded, path, symfs, debug-dir, ~/.debug,\n"
-"debuginfod, missing, or MISMATCH (only files with another build-id exist).\n\n"
+"debuginfod, missing, or MISMATCH (only files with another build-id exist).\n"
+"The kernel's symbols come from the recording: kallsyms, or unused when the\n"
+"recorder kept none because no sample was in the kernel.\n\n"
 "      --symfs DIR       look for the recorded paths under DIR, not on this host\n"
 "      --hit             only DSOs that samples hit\n"
 "      --no-debuginfod   do not ask the servers of DEBUGINFOD_URLS\n"
@@ -247,8 +249,10 @@ static int print_table(struct ana_session *s, struct ana_dso_table *t, struct an
 		if (b->kind == AMB_DSO_VDSO)
 			w = ana_embed_has(e, b->build_id, b->build_id_len, AMB_FILE_VDSO)
 			    ? "embedded" : "-";
-		else
-			w = ksyms_len ? "kallsyms" : "missing";
+		else if (ksyms_len)
+			w = "kallsyms";
+		else  /* trimmed to nothing: no sample was in the kernel */
+			w = ana_session_meta(s, "ksyms.kept") ? "unused" : "missing";
 		printf("%-40s %9s %9s  %-10s %s\n", b->build_id_len ? hex : "(none)", "-", "-",
 		       w, b->path ? b->path : "");
 	}

@@ -20,7 +20,7 @@
 # each also as a ratio to the bare run, samples, lost samples, file bytes,
 # the fixed bytes beside the samples and the sample bytes per sample, then
 # the amber/perf ratios.  Fixed bytes: for amber the blocks other than RING
-# (mostly KSYMS, the kernel's symbols); for perf what the recording added
+# (metadata, and the kernel symbols the samples use); for perf what the recording added
 # to its build-id cache (~/.debug: kallsyms and the binaries, which perf
 # needs to analyse elsewhere and amber does not), measured with HOME set
 # to an empty directory; perf -z skips that cache (and the build-ids), so
@@ -192,7 +192,7 @@ print_table() {
 				smp[l], lost[l], size[l], fixed[l], bps(data[l], smp[l])
 		}
 		print ""
-		print "fixed B: amber: blocks other than RING (KSYMS...); perf: growth of ~/.debug"
+		print "fixed B: amber: blocks other than RING (META, KSYMS, TOPOLOGY...); perf: growth of ~/.debug"
 		print "         (perf -z stores no build-ids and fills no cache: +fixed/-z adds perf'"'"'s)"
 		print "B/sample: amber: RING blocks; perf: the whole perf.data"
 		printf "\n%-22s %6s %6s %7s %7s %9s %8s %9s %10s\n", "amber/perf", "wall", "cpu",

@@ -223,6 +223,17 @@ test_kallsyms() {
 		fail rec_kallsyms_same_analysis "$same; $named named kernel symbols; $(cat "$T/ktrim.out")"
 	fi
 
+	# User-only samples name no kernel address: no symbol is kept, and
+	# buildids says so rather than calling the kernel's symbols missing.
+	rec kuser -o "$T/kuser.amber" -e cpu-clock:u -g -- "$WL" --work 10
+	if [ "$RC" = 0 ] && [ -z "$(ksyms_count "$T/kuser.amber")" ] &&
+	   "$ANA" info "$T/kuser.amber" | grep -q '^  ksyms.kept  *0$' &&
+	   "$ANA" buildids "$T/kuser.amber" 2>/dev/null | grep -q ' unused  *\[kernel.kallsyms\]'; then
+		ok rec_kallsyms_none_used
+	else
+		fail rec_kallsyms_none_used "exit $RC: $("$ANA" buildids "$T/kuser.amber" 2>&1 | grep kernel)"
+	fi
+
 	rec kbad -o "$T/kbad.amber" --kallsyms=some -- true
 	[ "$RC" = 125 ] && grep -q "invalid --kallsyms 'some' (auto, used or all)" "$T/kbad.err" &&
 		ok rec_kallsyms_bad_mode || fail rec_kallsyms_bad_mode "exit $RC: $(head -n 1 "$T/kbad.err")"
