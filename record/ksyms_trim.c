@@ -20,7 +20,9 @@
  * recording, never on the draining path.  By default (REC_KSYMS_AUTO) it
  * runs only when the table is a sizeable share of the file, so its cost
  * (reading the file back, writing it again) stays bounded by a small
- * multiple of the table's size.
+ * multiple of the table's size, and not when a recorded tracepoint prints
+ * kernel function pointers (%ps in timer, workqueue or kmem events): those
+ * need the whole table to be named.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -272,6 +274,48 @@ static int fail(struct trim *t, int err, const char *what)
 	return err;
 }
 
+bool rec_format_names_functions(const char *text, size_t len)
+{
+	const char *fmt = memmem(text, len, "print fmt:", 10);
+
+	if (!fmt)
+		return false;
+	for (const char *p = fmt, *end = text + len; (p = memchr(p, '%', (size_t)(end - p))); p++)
+		if (end - p >= 3 && p[1] == 'p' && p[2] && strchr("sSfFB", p[2]))
+			return true;
+	return false;
+}
+
+/* Whether a recorded tracepoint prints a kernel function pointer, which a
+ * trimmed table could not name (FORMAT.md §5.8). */
+static int tracefs_names_functions(struct amb_reader *r, bool *names)
+{
+	const struct amb_block_filter tracefs = { AMB_BLOCK_TRACEFS, -1, 0, 0 };
+	struct amb_payload *pl = amb_payload_new();
+	const void *data;
+	size_t i, len;
+	int err = 0;
+
+	*names = false;
+	if (!pl)
+		return -ENOMEM;
+	amb_reader_for_each_block(r, &tracefs, i) {
+		struct amb_cursor c;
+		struct amb_kv kv;
+
+		err = amb_reader_load(r, i, pl, &data, &len);
+		if (err)
+			break;
+		amb_cursor_init(&c, data, len);
+		while (!*names && amb_kv_next(&c, &kv) == 1)
+			*names = rec_format_names_functions((const char *)kv.val, kv.val_len);
+		if (*names)
+			break;
+	}
+	amb_payload_free(pl);
+	return err;
+}
+
 /* Load the KSYMS blocks and mark every address the RING blocks name. */
 static int find_used(struct trim *t, const struct rec_layout *l, struct rec_ksyms **out)
 {
@@ -419,6 +463,17 @@ int rec_ksyms_trim(const char *path, const struct rec_layout *l, enum rec_ksyms_
 	if (!table || !amb_reader_indexed(t.r) ||
 	    (mode == REC_KSYMS_AUTO && table * REC_KSYMS_AUTO_SHARE < st->bytes_before))
 		goto out;
+	if (mode == REC_KSYMS_AUTO) {
+		bool names;
+
+		err = tracefs_names_functions(t.r, &names);
+		if (err) {
+			fail(&t, err, "reading the tracepoint formats back");
+			goto out;
+		}
+		if (names)
+			goto out;
+	}
 	if (snprintf(tmp, sizeof(tmp), "%s.trim-%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
 		err = fail(&t, -ENAMETOOLONG, "naming the trimmed copy");
 		goto out;

@@ -81,7 +81,8 @@ static void usage(FILE *f)
 		"                           executable (hit, the default) or of all DSOs\n"
 		"      --kallsyms MODE      kernel symbols kept after a clean stop: used (those\n"
 		"                           the samples name), all, or auto (used when that\n"
-		"                           saves 1/%d of the file or more; the default)\n"
+		"                           saves 1/%d of the file or more and no tracepoint\n"
+		"                           prints kernel function pointers; the default)\n"
 		"      --list-events [PAT]  list the events this machine can record\n"
 		"  -h, --help, --version\n",
 		REC_DEFAULT_FREQ, REC_DEFAULT_STACK_SIZE, REC_DEFAULT_OUTPUT,

@@ -403,7 +403,8 @@ int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *a
 /* ---- ksyms_trim.c ------------------------------------------------------------ */
 
 enum rec_ksyms_mode {
-	REC_KSYMS_AUTO = 0, /* trim when the table is 1/REC_KSYMS_AUTO_SHARE of the file or more */
+	REC_KSYMS_AUTO = 0, /* trim when the table is 1/REC_KSYMS_AUTO_SHARE of the file or
+			     * more, unless tracepoints print kernel function pointers */
 	REC_KSYMS_USED,     /* always trim */
 	REC_KSYMS_ALL,      /* keep the whole table */
 };
@@ -435,6 +436,10 @@ void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
  * gets their count.  Returns 0 or -ENOMEM. */
 int rec_ksyms_write_used(const struct rec_ksyms *k, struct amb_buf *out, uint64_t *kept);
 
+/* Whether tracefs format file @text (@len bytes) prints a kernel function
+ * pointer: %ps, %pS, %pf, %pF or %pB in its "print fmt:". */
+bool rec_format_names_functions(const char *text, size_t len);
+
 struct rec_ksyms_trim_stats {
 	bool trimmed;
 	uint64_t kept, total;          /* text symbols after and before */
@@ -448,7 +453,8 @@ struct rec_ksyms_trim_stats {
  * other blocks are copied as stored, new blocks compressed at @zstd_level.
  * Nothing is done (0, st->trimmed false) for REC_KSYMS_ALL, a file that is
  * not a regular file or has no KSYMS block, or in REC_KSYMS_AUTO when the
- * table is under 1/REC_KSYMS_AUTO_SHARE of the file.  Stops with -EINTR
+ * table is under 1/REC_KSYMS_AUTO_SHARE of the file or a recorded
+ * tracepoint prints kernel function pointers.  Stops with -EINTR
  * once *@stop is set.  On any error @path is left as it was (the copy is
  * removed) and @err says what failed.
  */

@@ -2,7 +2,8 @@
 /*
  * Fuzz the recorder's kernel-symbol trim (record/ksyms_trim.c): parsing a
  * kallsyms text, marking addresses, walking sample records for the
- * addresses they name, and writing the kept lines back.  The trim reads the
+ * addresses they name, writing the kept lines back, and looking for
+ * function pointers in a tracepoint's print format.  The trim reads the
  * recorder's own file, but that file holds what the kernel wrote.
  *
  * Input: 8 bytes of sample_type, then bytes used three ways: as kallsyms
@@ -44,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	memcpy(text, data + 8, len);
 	memcpy(body, data + 8, len);
+	rec_format_names_functions(text, len);
 	k = rec_ksyms_parse(text, len);
 	if (!k)
 		goto out;

@@ -4,8 +4,8 @@
  * return addresses one byte early; nothing for user addresses and
  * callchain context markers), the walk over sample records, and the
  * rewrite of a recording: other blocks kept byte for byte, the META keys,
- * the auto rule, and the original left as it was after a stop signal or a
- * full disk. */
+ * the auto rule (also: no trim when a tracepoint prints function pointers),
+ * and the original left as it was after a stop signal or a full disk. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -222,7 +222,7 @@ static void append(struct amb_writer *w, uint16_t type, const void *data, size_t
 
 /* META, KSYMS, RING (the records above), and @filler bytes of a FILE-like
  * incompressible block; stored raw, so sizes are predictable. */
-static void write_recording(const char *path, size_t filler)
+static void write_recording_tp(const char *path, size_t filler, const char *format)
 {
 	struct amb_writer_opts o;
 	struct amb_writer *w;
@@ -235,6 +235,14 @@ static void write_recording(const char *path, size_t filler)
 	assert_int_equal(amb_kv_put_str(&meta, "hostname", "test"), 0);
 	append(w, AMB_BLOCK_META, meta.data, meta.len);
 	append(w, AMB_BLOCK_KSYMS, table, strlen(table));
+	if (format) {
+		struct amb_buf tfs = AMB_BUF_INIT;
+
+		assert_int_equal(amb_kv_put_str(&tfs, "header_page", "field: u64 timestamp;"), 0);
+		assert_int_equal(amb_kv_put_str(&tfs, "timer/hrtimer_expire_entry", format), 0);
+		append(w, AMB_BLOCK_TRACEFS, tfs.data, tfs.len);
+		amb_buf_free(&tfs);
+	}
 	make_records(&ring);
 	append(w, AMB_BLOCK_RING, ring.data, ring.len);
 	if (filler) {
@@ -252,6 +260,11 @@ static void write_recording(const char *path, size_t filler)
 	assert_int_equal(amb_writer_close(w), 0);
 	amb_buf_free(&meta);
 	amb_buf_free(&ring);
+}
+
+static void write_recording(const char *path, size_t filler)
+{
+	write_recording_tp(path, filler, NULL);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -407,6 +420,55 @@ static void test_trim_auto(void **state)
 	}
 }
 
+static const char fmt_ps[] =
+	"name: hrtimer_expire_entry\nID: 334\nformat:\n"
+	"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"hrtimer=%p function=%ps now=%llu\", REC->hrtimer, REC->function, REC->now\n";
+static const char fmt_plain[] =
+	"name: sched_switch\nformat:\n\tfield:char prev_comm[16];\toffset:8;\tsize:16;\n\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d ptr=%p%%\", REC->prev_comm, REC->prev_pid\n";
+
+static void test_format_names_functions(void **state)
+{
+	const char *names[] = { "%ps", "%pS", "%pf", "%pF", "%pB" };
+	char buf[64];
+
+	(void)state;
+	assert_true(rec_format_names_functions(fmt_ps, strlen(fmt_ps)));
+	assert_false(rec_format_names_functions(fmt_plain, strlen(fmt_plain)));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(buf, sizeof(buf), "print fmt: \"x=%s\", REC->x", names[i]);
+		assert_true(rec_format_names_functions(buf, strlen(buf)));
+	}
+	/* Only the print format counts; a "%p" at the very end is no %ps. */
+	assert_false(rec_format_names_functions("field: %ps\n", 11));
+	assert_false(rec_format_names_functions("print fmt: \"%p", 14));
+	assert_false(rec_format_names_functions("print fmt: %p\0s", 15));
+}
+
+static void test_trim_auto_tracepoint(void **state)
+{
+	static volatile sig_atomic_t stop;
+	struct fixture *f = *state;
+	struct rec_ksyms_trim_stats st;
+	char err[256];
+
+	/* A tracepoint that prints function pointers: auto keeps the table ... */
+	write_recording_tp(f->path, 0, fmt_ps);
+	expect_untouched(f, REC_KSYMS_AUTO, 0, 0);
+	/* ... used trims all the same. */
+	assert_int_equal(rec_ksyms_trim(f->path, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
+					sizeof(err)), 0);
+	assert_true(st.trimmed);
+	unlink(f->path);
+
+	/* One that does not: auto trims. */
+	write_recording_tp(f->path, 0, fmt_plain);
+	assert_int_equal(rec_ksyms_trim(f->path, &f->l, REC_KSYMS_AUTO, 3, &stop, &st, err,
+					sizeof(err)), 0);
+	assert_true(st.trimmed);
+}
+
 static void test_trim_stop_and_odd_paths(void **state)
 {
 	struct fixture *f = *state;
@@ -473,6 +535,8 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test_setup_teardown(test_trim_used, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_auto, setup, teardown),
+		cmocka_unit_test(test_format_names_functions),
+		cmocka_unit_test_setup_teardown(test_trim_auto_tracepoint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_stop_and_odd_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_disk_full, setup, teardown),
 	};
