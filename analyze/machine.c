@@ -241,9 +241,10 @@ static struct ana_thread *thread_new(struct ana_machine *m, uint32_t pid, uint32
 	t->pid = pid;
 	t->tid = tid;
 	if (!comm) {
-		/* Like perf: a thread no record named is ":TID". */
+		/* Like perf: a thread no record named is ":TID", and the idle
+		 * task (pid 0, which no COMM ever names) "swapper". */
 		snprintf(name, sizeof(name), ":%u", tid);
-		comm = name;
+		comm = pid == 0 && tid == 0 ? "swapper" : name;
 	}
 	t->proc = proc_get(m, pid);
 	if (!t->proc || thread_set_comm(m, t, comm))
@@ -567,6 +568,11 @@ static const struct ana_ksyms *machine_ksyms(struct ana_machine *m)
 		amb_warn("KSYMS block: no usable kernel symbols (addresses hidden by kptr_restrict?)");
 	/* Nothing resolved against them before: no stack key to invalidate. */
 	return m->ksyms;
+}
+
+const struct ana_ksym *ana_machine_ksym(struct ana_machine *m, uint64_t addr, uint64_t *off)
+{
+	return ana_ksyms_find(machine_ksyms(m), addr, off);
 }
 
 static bool is_kernel(unsigned cpumode, uint64_t addr)

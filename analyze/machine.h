@@ -121,6 +121,11 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
 			 uint64_t addr, uint64_t lookup_addr, unsigned want,
 			 struct ana_loc *loc);
 
+/* The recorded kernel symbol holding @addr, and *@off into it; NULL when
+ * the recording has no kernel symbols or none holds @addr.  Loads the
+ * KSYMS block on first use. */
+const struct ana_ksym *ana_machine_ksym(struct ana_machine *m, uint64_t addr, uint64_t *off);
+
 /* Name of the object @loc is in: DSO short name, "[kernel.kallsyms]",
  * "[module]", or "[unknown]". */
 const char *ana_loc_dso_name(const struct ana_loc *loc);

@@ -36,10 +36,12 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_DSO | \
 			F_PERIOD | F_CPU | F_TRACE)
+#define LOC_FIELDS (F_IP | F_SYM | F_DSO | F_SRCLINE)
 
 struct script {
 	struct ana_field_filter ff;    /* --field-filter */
 	unsigned fields;
+	unsigned fields_named;         /* named in -F, not just defaults */
 	bool json, inline_frames;
 	unsigned max_stack;
 	struct ana_sample_opts opts;   /* filters, -e, --symfs, --no-debuginfod */
@@ -203,12 +205,19 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 	ana_out_printf(o, "}\n");
 }
 
+/* ana_tp_ksym_fn over the machine's kernel symbols. */
+static const struct ana_ksym *script_ksym(void *ctx, uint64_t addr, uint64_t *off)
+{
+	return ana_machine_ksym(ctx, addr, off);
+}
+
 static int process_sample(struct script *sc, const struct ana_sample *smp)
 {
 	struct ana_out *o = &sc->out;
 	struct ana_thread *t;
-	unsigned want = 0;
+	unsigned want = 0, loc_fields = sc->fields & LOC_FIELDS;
 	bool tracepoint = smp->evt && smp->evt->tracepoint;
+	bool stack = smp->nr_callchain || smp->user_stack_size;
 
 	if (sc->opts.event && (!smp->evt || strcmp(smp->evt->name, sc->opts.event)))
 		return 0;
@@ -266,32 +275,38 @@ static int process_sample(struct script *sc, const struct ana_sample *smp)
 		ana_out_str(o, smp->evt ? smp->evt->name : "[unknown]");
 		ana_out_write(o, ": ", 2);
 	}
+	/* As in perf script, a tracepoint's line ends with its payload: its ip
+	 * and symbol are shown when it has a stack, or when -F names them. */
+	if (tracepoint && !stack)
+		loc_fields &= sc->fields_named;
 	if (tracepoint && (sc->fields & F_TRACE)) {
 		sc->tmp.len = 0;
 		if (sc->tp && !ana_tp_format(sc->tp, smp->raw, smp->raw_size, &sc->tmp))
 			ana_out_str(o, (const char *)sc->tmp.data);
 		else
 			ana_out_printf(o, "[payload of %u bytes not decoded]", smp->raw_size);
+		if (loc_fields && !stack)
+			ana_out_char(o, ' ');
 	}
-	if (!(sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE))) {
+	if (!loc_fields) {
 		ana_out_char(o, '\n');
 		return 0;
 	}
-	if (!smp->nr_callchain && !smp->user_stack_size) {
+	if (!stack) {
 		/* No stack: the ip on the sample's own line, as perf does. */
 		struct ana_loc loc;
 		char line[512];
 
 		ana_machine_resolve(sc->m, t, smp->cpumode, smp->ip, smp->ip, want, &loc);
-		if (sc->fields & F_IP) {
+		if (loc_fields & F_IP) {
 			ana_out_x64(o, smp->ip, 16);
 			ana_out_char(o, ' ');
 		}
-		if (sc->fields & F_SYM)
+		if (loc_fields & F_SYM)
 			print_sym_off(o, &loc);
-		if (sc->fields & F_DSO)
+		if (loc_fields & F_DSO)
 			print_dso(o, &loc);
-		if (sc->fields & F_SRCLINE) {
+		if (loc_fields & F_SRCLINE) {
 			ana_out_write(o, "\n  ", 3);
 			ana_out_str(o, ana_loc_srcline(&loc, line, sizeof(line)));
 		}
@@ -335,6 +350,7 @@ static int parse_fields(struct script *sc, const char *arg)
 		if (i == AMB_ARRAY_SIZE(field_names))
 			return -EINVAL;
 		sc->fields |= field_names[i].bit;
+		sc->fields_named |= field_names[i].bit;
 		if (!c)
 			return 0;
 		p = c + 1;
@@ -451,6 +467,10 @@ int cmd_script(int argc, char **argv)
 			err = -ENOMEM;
 			goto out_err;
 		}
+		/* A trimmed table (FORMAT.md §5.8) holds no symbol for pointers no
+		 * sample names: it would give them a wrong name, so hex stays. */
+		if (!ana_session_meta(sc.s, "ksyms.kept"))
+			ana_tp_set_ksym_lookup(sc.tp, script_ksym, sc.m);
 	}
 	ana_out_init(&sc.out, stdout);
 	if (sc.json)

@@ -14,6 +14,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "analyze/symbols.h"
 #include "analyze/tracepoint.h"
 
 /* Largest offset + length a __data_loc word can express. */
@@ -26,6 +27,8 @@ struct ana_tp {
 	int long_size;
 	uint8_t *scratch;       /* RAW_MAX + DATA_LOC_REACH bytes, zero past use */
 	struct trace_seq seq;
+	ana_tp_ksym_fn ksym;    /* names %ps pointers; see ana_tp_set_ksym_lookup() */
+	void *ksym_ctx;
 };
 
 struct ana_tp *ana_tp_new(bool big_endian, int long_size, int page_size)
@@ -253,6 +256,32 @@ int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char 
 	tep_print_field_content(&tp->seq, rec.data, rec.size, f);
 	memset(tp->scratch, 0, size);
 	return seq_to_buf(&tp->seq, out);
+}
+
+/* tep_func_resolver_t: libtraceevent prints the name it returns, and the
+ * offset from *@addrp (moved to the symbol's start) for %pS. */
+static char *resolve_ksym(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct ana_tp *tp = priv;
+	const struct ana_ksym *k;
+	uint64_t off;
+
+	k = tp->ksym(tp->ksym_ctx, *addrp, &off);
+	if (!k)
+		return NULL;
+	*addrp -= off;
+	*modp = (char *)k->module;      /* libtraceevent only reads them */
+	return (char *)k->name;
+}
+
+void ana_tp_set_ksym_lookup(struct ana_tp *tp, ana_tp_ksym_fn fn, void *ctx)
+{
+	tp->ksym = fn;
+	tp->ksym_ctx = ctx;
+	if (fn)
+		tep_set_function_resolver(tp->tep, resolve_ksym, tp);
+	else
+		tep_reset_function_resolver(tp->tep);
 }
 
 const char *ana_tp_event_name(struct ana_tp *tp, const uint8_t *raw, size_t size,

@@ -55,6 +55,18 @@ int ana_tp_format(struct ana_tp *tp, const uint8_t *raw, size_t size, struct amb
 int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char *name,
 		 struct amb_buf *out);
 
+struct ana_ksym;
+
+/* The kernel symbol holding @addr, and *@off into it; NULL when none does. */
+typedef const struct ana_ksym *(*ana_tp_ksym_fn)(void *ctx, uint64_t addr, uint64_t *off);
+
+/*
+ * Name the kernel function pointers that print formats show with %ps, %pS,
+ * %pf or %pF (as perf script does) through @fn; NULL, the default, leaves
+ * them in hex.  @ctx is passed to @fn and must outlive @tp.
+ */
+void ana_tp_set_ksym_lookup(struct ana_tp *tp, ana_tp_ksym_fn fn, void *ctx);
+
 /* "system:name" of the payload's event, or NULL. */
 const char *ana_tp_event_name(struct ana_tp *tp, const uint8_t *raw, size_t size,
 			      char *buf, size_t len);

@@ -169,6 +169,41 @@ t_full_output() {
 	done
 }
 
+# Kernel function pointers in tracepoint payloads (%ps) are named from the
+# recorded kallsyms, as perf script names them; the line ends with the
+# payload (no ip) as perf's does.  With a trimmed table they stay in hex.
+t_tracepoint_functions() {
+	mount_tracefs script_tracepoint_functions || return
+	if ! run_timeout 120 "$REC" -e timer:hrtimer_expire_entry -a -o "$T/hr.amber" -- \
+		"$W" --work 5 --sleep-ms 2 >"$T/hr.log" 2>&1 ||
+	   ! run_timeout 120 "$REC" -e timer:hrtimer_expire_entry -a --kallsyms=used \
+		-o "$T/hru.amber" -- "$W" --work 5 --sleep-ms 2 >"$T/hru.log" 2>&1; then
+		fail script_tracepoint_functions "recording failed: $(tail -n 1 "$T/hr.log" "$T/hru.log")"
+		return
+	fi
+	"$ANA" script "$T/hr.amber" >"$T/hr.txt" 2>&1
+	"$ANA" script "$T/hru.amber" >"$T/hru.txt" 2>&1
+	names=$(sed -n 's/.*timer:hrtimer_expire_entry: .* function=\([^ ]*\) now=[0-9]*$/\1/p' "$T/hr.txt" | sort -u)
+	bad=""
+	for n in $names; do
+		grep -q " $n\$" /proc/kallsyms || bad="$bad $n"
+	done
+	lines=$(grep -c 'timer:hrtimer_expire_entry:' "$T/hr.txt")
+	if [ -z "$names" ] || [ -n "$bad" ] || "$ANA" info "$T/hr.amber" | grep -q ksyms.kept ||
+	   grep 'timer:hrtimer_expire_entry:' "$T/hr.txt" | grep -q 'kernel.kallsyms'; then
+		fail script_tracepoint_functions "$lines lines, names '$names', not kernel symbols '$bad': $(head -n 2 "$T/hr.txt")"
+	else
+		ok script_tracepoint_functions
+	fi
+	hex=$(grep -c 'timer:hrtimer_expire_entry: .* function=0x[0-9a-f]* now=' "$T/hru.txt")
+	all=$(grep -c 'timer:hrtimer_expire_entry:' "$T/hru.txt")
+	if [ "$all" -gt 0 ] && [ "$hex" = "$all" ] && "$ANA" info "$T/hru.amber" | grep -q ksyms.kept; then
+		ok script_tracepoint_functions_trimmed
+	else
+		fail script_tracepoint_functions_trimmed "$hex of $all payloads with a hex function: $(head -n 1 "$T/hru.txt")"
+	fi
+}
+
 if setup; then
 	t_lines
 	t_unknown_event
@@ -176,5 +211,6 @@ if setup; then
 	t_callchain
 	t_srcline_json
 	t_sched_switch
+	t_tracepoint_functions
 fi
 finish

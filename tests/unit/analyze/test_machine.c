@@ -101,7 +101,9 @@ static void test_threads(void **state)
 	t = ana_machine_thread(f->m, 300, 301);
 	assert_non_null(t);
 	assert_string_equal(ana_thread_comm(t), ":301");
-	assert_int_equal(ana_machine_thread_count(f->m), 4);
+	/* The idle task is perf's "swapper". */
+	assert_string_equal(ana_thread_comm(ana_machine_thread(f->m, 0, 0)), "swapper");
+	assert_int_equal(ana_machine_thread_count(f->m), 5);
 	assert_null(ana_machine_find_thread(f->m, 999));
 }
 
