@@ -95,8 +95,11 @@ if [ ! -x "$REC" ]; then
 elif [ "$(id -u)" != 0 ]; then
 	echo "skip dump_real: not root"
 else
+	# A shell loop (user time), then dd reading /dev/zero (kernel time:
+	# kernel callchains in every run, however busy the machine).
 	"$REC" -e cpu-clock -F 2000 -g -o "$T/real.amber" -- \
-		sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' >/dev/null 2>&1
+		sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done
+		       dd if=/dev/zero of=/dev/null bs=64k count=20000 2>/dev/null' >/dev/null 2>&1
 	if [ ! -s "$T/real.amber" ]; then
 		echo "skip dump_real: amber-rec could not record here"
 	else
