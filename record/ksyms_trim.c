@@ -402,7 +402,7 @@ static int replace_ksyms(void *ctx, struct amb_writer *w, const struct amb_block
 		err = amb_writer_append(w, &d, meta.data, meta.len);
 	}
 	amb_buf_free(&meta);
-	return err ? err : 0;
+	return err;
 }
 
 /* Write the trimmed copy to @tmp and rename it over the recording. */
