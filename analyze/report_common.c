@@ -181,22 +181,30 @@ int ana_filter_set(struct ana_filter *f, enum ana_filter_kind kind, const char *
 	return -EINVAL;
 }
 
-int ana_filter_prepare(struct ana_filter *f, struct ana_session *s)
+int ana_session_clock_ref(const struct ana_session *s, int64_t *perf_ns, int64_t *real_ns)
 {
 	const char *perf_ref = ana_session_meta(s, "clock.ref.perf_ns");
 	const char *real_ref = ana_session_meta(s, "clock.ref.realtime_ns");
+
+	if (!perf_ref || !real_ref)
+		return -ENODATA;
+	*perf_ns = strtoll(perf_ref, NULL, 10);
+	*real_ns = strtoll(real_ref, NULL, 10);
+	return 0;
+}
+
+int ana_filter_prepare(struct ana_filter *f, struct ana_session *s)
+{
 	const char *spec = f->time_spec, *comma;
-	long long pref, rref;
+	int64_t pref, rref;
 	struct tm tm;
 	time_t day;
 	double midnight_ns;
 
 	if (!spec || f->time_rel)
 		return 0;
-	if (!perf_ref || !real_ref)
+	if (ana_session_clock_ref(s, &pref, &rref))
 		return -ENODATA;
-	pref = strtoll(perf_ref, NULL, 10);
-	rref = strtoll(real_ref, NULL, 10);
 	day = (time_t)(rref / 1000000000);
 	if (!localtime_r(&day, &tm))
 		return -EINVAL;

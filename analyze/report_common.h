@@ -64,6 +64,11 @@ int ana_filter_prepare(struct ana_filter *f, struct ana_session *s);
 /* True when a sample at @time passes --time (the first call sees the first
  * sample: relative times count from it). */
 bool ana_filter_time(struct ana_filter *f, uint64_t time);
+
+/* The recording's clock reference: one instant as perf time and as
+ * CLOCK_REALTIME, in ns (META clock.ref.*).  Returns 0, or -ENODATA when
+ * the recording has none. */
+int ana_session_clock_ref(const struct ana_session *s, int64_t *perf_ns, int64_t *real_ns);
 /* True when the sample passes --pid --tid --comm --cpu. */
 bool ana_filter_thread(const struct ana_filter *f, const struct ana_sample *s,
 		       const struct ana_thread *t);

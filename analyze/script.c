@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analyze/analyze.h"
 #include "analyze/embed.h"
@@ -25,17 +26,20 @@ enum {
 	F_COMM = 1u << 0, F_TID = 1u << 1, F_TIME = 1u << 2, F_EVENT = 1u << 3,
 	F_IP = 1u << 4, F_SYM = 1u << 5, F_DSO = 1u << 6, F_SRCLINE = 1u << 7,
 	F_PERIOD = 1u << 8, F_CPU = 1u << 9, F_TRACE = 1u << 10, F_PID = 1u << 11,
+	F_ADDR = 1u << 12, F_WEIGHT = 1u << 13, F_DATA_SRC = 1u << 14, F_TOD = 1u << 15,
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "comm", F_COMM }, { "tid", F_TID }, { "pid", F_PID }, { "time", F_TIME },
 	{ "event", F_EVENT }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
 	{ "srcline", F_SRCLINE }, { "period", F_PERIOD }, { "cpu", F_CPU },
-	{ "trace", F_TRACE },
+	{ "trace", F_TRACE }, { "addr", F_ADDR }, { "weight", F_WEIGHT },
+	{ "data_src", F_DATA_SRC }, { "tod", F_TOD },
 };
 
+/* As perf script: addr is shown by default for samples that have one (-d). */
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_DSO | \
-			F_PERIOD | F_CPU | F_TRACE)
+			F_PERIOD | F_CPU | F_TRACE | F_ADDR)
 #define LOC_FIELDS (F_IP | F_SYM | F_DSO | F_SRCLINE)
 
 struct script {
@@ -53,6 +57,9 @@ struct script {
 	struct amb_buf tmp;
 	struct ana_progress progress;
 	unsigned nr_frames;    /* of the current sample */
+	int64_t realtime_off;  /* CLOCK_REALTIME - perf clock, ns (for tod) */
+	time_t tod_sec;        /* the second tod_text shows, or -1 */
+	char tod_text[32];     /* "YYYY-MM-DD HH:MM:SS", local time */
 };
 
 static const char *loc_dso_path(const struct ana_loc *loc)
@@ -151,6 +158,32 @@ static int print_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	return 0;
 }
 
+/* Whether @smp's event records @bit of sample_type. */
+static bool has_field(const struct ana_sample *smp, uint64_t bit)
+{
+	return smp->evt && (smp->evt->attr.sample_type & bit);
+}
+
+/* The wall-clock date and time of perf time @t ("2026-11-29 13:52:34"),
+ * local time, and its microseconds in *@usec. */
+static const char *tod(struct script *sc, uint64_t t, unsigned *usec)
+{
+	int64_t ns = (int64_t)t + sc->realtime_off;
+	time_t sec = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (ns < 0)
+		ns = sec = 0;
+	*usec = (unsigned)(ns % 1000000000 / 1000);
+	if (sec != sc->tod_sec) {
+		sc->tod_sec = sec;
+		if (!localtime_r(&sec, &tm) ||
+		    !strftime(sc->tod_text, sizeof(sc->tod_text), "%Y-%m-%d %H:%M:%S", &tm))
+			snprintf(sc->tod_text, sizeof(sc->tod_text), "%lld", (long long)sec);
+	}
+	return sc->tod_text;
+}
+
 static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 			      struct ana_thread *t, unsigned want)
 {
@@ -179,6 +212,13 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 		ana_out_printf(o, "%s\"time\":%" PRIu64, sep, smp->time);
 		sep = ",";
 	}
+	if (sc->fields & F_TOD) {
+		unsigned usec;
+		const char *day = tod(sc, smp->time, &usec);
+
+		ana_out_printf(o, "%s\"tod\":\"%s.%06u\"", sep, day, usec);
+		sep = ",";
+	}
 	if (sc->fields & F_PERIOD) {
 		ana_out_printf(o, "%s\"period\":%" PRIu64, sep, smp->period);
 		sep = ",";
@@ -195,6 +235,18 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 			ana_out_json(o, (const char *)sc->tmp.data);
 			sep = ",";
 		}
+	}
+	if ((sc->fields & F_ADDR) && has_field(smp, PERF_SAMPLE_ADDR)) {
+		ana_out_printf(o, "%s\"addr\":\"0x%" PRIx64 "\"", sep, smp->addr);
+		sep = ",";
+	}
+	if ((sc->fields & F_DATA_SRC) && has_field(smp, PERF_SAMPLE_DATA_SRC)) {
+		ana_out_printf(o, "%s\"data_src\":\"0x%" PRIx64 "\"", sep, smp->data_src);
+		sep = ",";
+	}
+	if ((sc->fields & F_WEIGHT) && has_field(smp, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		ana_out_printf(o, "%s\"weight\":%" PRIu64, sep, smp->weight);
+		sep = ",";
 	}
 	if (sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE)) {
 		ana_out_printf(o, "%s\"callchain\":[", sep);
@@ -261,6 +313,14 @@ static int process_sample(struct script *sc, const struct ana_sample *smp)
 		ana_out_u64(o, smp->cpu, 3, '0');
 		ana_out_write(o, "] ", 2);
 	}
+	if (sc->fields & F_TOD) {
+		unsigned usec;
+
+		ana_out_str(o, tod(sc, smp->time, &usec));
+		ana_out_char(o, '.');
+		ana_out_u64(o, usec, 6, '0');
+		ana_out_char(o, ' ');
+	}
 	if (sc->fields & F_TIME) {
 		ana_out_u64(o, smp->time / 1000000000, 0, ' ');
 		ana_out_char(o, '.');
@@ -287,6 +347,19 @@ static int process_sample(struct script *sc, const struct ana_sample *smp)
 			ana_out_printf(o, "[payload of %u bytes not decoded]", smp->raw_size);
 		if (loc_fields && !stack)
 			ana_out_char(o, ' ');
+	}
+	/* perf's widths: the data address and weight in 16 columns. */
+	if ((sc->fields & F_ADDR) && has_field(smp, PERF_SAMPLE_ADDR)) {
+		ana_out_x64(o, smp->addr, 16);
+		ana_out_char(o, ' ');
+	}
+	if ((sc->fields & F_DATA_SRC) && has_field(smp, PERF_SAMPLE_DATA_SRC)) {
+		ana_out_x64(o, smp->data_src, 16);
+		ana_out_char(o, ' ');
+	}
+	if ((sc->fields & F_WEIGHT) && has_field(smp, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		ana_out_u64(o, smp->weight, 16, ' ');
+		ana_out_char(o, ' ');
 	}
 	if (!loc_fields) {
 		ana_out_char(o, '\n');
@@ -364,8 +437,10 @@ static void usage(FILE *f)
 "\n"
 "Every sample, with its callchain, in time order.\n"
 "\n"
-"  -F, --fields LIST      comm,pid,tid,time,event,ip,sym,dso,srcline,period,cpu,trace\n"
-"                         (+LIST adds to the default)\n"
+"  -F, --fields LIST      comm,pid,tid,time,tod,event,ip,sym,dso,srcline,period,cpu,\n"
+"                         trace,addr,data_src,weight (+LIST adds to the default;\n"
+"                         addr, data_src and weight where the samples have them, -d;\n"
+"                         tod: wall-clock date and time)\n"
 "      --max-stack N      at most N frames per sample\n"
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --no-inline        no inlined functions in callchains\n"
@@ -453,6 +528,17 @@ int cmd_script(int argc, char **argv)
 	if (ana_sample_opts_check(&sc.opts, sc.s, msg, sizeof(msg))) {
 		fprintf(stderr, "amber-analyze: error: script: %s: %s\n", path, msg);
 		goto out;
+	}
+	sc.tod_sec = -1;
+	if (sc.fields & F_TOD) {
+		int64_t pref, rref;
+
+		if (ana_session_clock_ref(sc.s, &pref, &rref)) {
+			fprintf(stderr, "amber-analyze: error: script: %s has no clock reference "
+				"(META clock.ref.*): tod cannot be shown\n", path);
+			goto out;
+		}
+		sc.realtime_off = rref - pref;
 	}
 	sc.dsos = ana_dso_table_new(&sc.opts.dso);
 	sc.m = sc.dsos ? ana_machine_new(sc.dsos) : NULL;

@@ -204,6 +204,48 @@ t_tracepoint_functions() {
 	fi
 }
 
+# -F tod: the wall-clock time of each sample, from the recording's clock
+# reference, falls between the moments the recording began and ended.
+t_tod() {
+	before=$(date +%s)
+	run_timeout 60 "$REC" -e cpu-clock -F 999 -o "$T/tod.amber" -- "$W" --work 5 >/dev/null 2>&1
+	after=$(date +%s)
+	"$ANA" script -F tod,event "$T/tod.amber" >"$T/tod.txt" 2>&1
+	first=$(head -n 1 "$T/tod.txt" | cut -c1-19)
+	last=$(tail -n 1 "$T/tod.txt" | cut -c1-19)
+	f=$(date -d "$first" +%s 2>/dev/null)
+	l=$(date -d "$last" +%s 2>/dev/null)
+	if [ -n "$f" ] && [ -n "$l" ] && [ "$f" -ge $((before - 1)) ] && [ "$l" -le $((after + 1)) ] &&
+	   [ "$f" -le "$l" ] && grep -q '^[0-9-]* [0-9:]*\.[0-9]\{6\} cpu-clock: $' "$T/tod.txt"; then
+		ok script_tod
+	else
+		fail script_tod "recorded $before..$after, tod $first..$last: $(head -n 1 "$T/tod.txt")"
+	fi
+}
+
+# -d: page faults carry the faulting data address; script shows it by
+# default (as perf script does) and -F data_src,weight on request, the
+# same values dump decodes.  A recording without -d has no addr.
+t_data_addr() {
+	if ! run_timeout 60 "$REC" -e page-faults -c 1 -d -o "$T/pf.amber" -- "$W" --work 2 \
+		>"$T/pf.log" 2>&1; then
+		fail script_data_addr "recording page-faults -d failed: $(tail -n 1 "$T/pf.log")"
+		return
+	fi
+	"$ANA" script --json -F tid,time,addr,data_src,weight "$T/pf.amber" 2>/dev/null |
+		jq -r '[.time, .addr, .data_src, .weight] | @tsv' >"$T/pf.script"
+	"$ANA" dump --json "$T/pf.amber" 2>/dev/null | jq -Rr 'fromjson? | select(.type=="SAMPLE") |
+		[.time, .addr, .data_src, .weight] | @tsv' >"$T/pf.dump"
+	n=$(wc -l <"$T/pf.script")
+	col=$("$ANA" script "$T/pf.amber" 2>/dev/null | grep -c 'page-faults: *[0-9a-f]\{8,\} ffffffff')
+	noaddr=$("$ANA" script --json "$T/w.amber" 2>/dev/null | grep -c '"addr"')
+	if [ "$n" -gt 10 ] && cmp -s "$T/pf.script" "$T/pf.dump" && [ "$col" -gt 0 ] && [ "$noaddr" = 0 ]; then
+		ok script_data_addr
+	else
+		fail script_data_addr "$n samples, script vs dump: $(diff "$T/pf.script" "$T/pf.dump" | head -n 2); $col lines with an addr column; $noaddr addr without -d"
+	fi
+}
+
 if setup; then
 	t_lines
 	t_unknown_event
@@ -212,5 +254,7 @@ if setup; then
 	t_srcline_json
 	t_sched_switch
 	t_tracepoint_functions
+	t_tod
+	t_data_addr
 fi
 finish
