@@ -100,6 +100,44 @@ static bool is_hardware(const struct perf_event_attr *a)
 	       a->type == PERF_TYPE_RAW;
 }
 
+/* Does @a open here with the sampling removed (and, if that fails, the
+ * exclude bits too), while plain sampling, without -g, -d or -b, does
+ * not?  Then the PMU only counts (msr, most uncore PMUs). */
+static bool counts_only(const struct perf_event_attr *a, int cpu, pid_t pid)
+{
+	struct perf_event_attr t = *a;
+	bool count;
+	int fd;
+
+	t.sample_period = 0;
+	t.freq = 0;
+	t.sample_type = 0;
+	t.precise_ip = 0;
+	t.branch_sample_type = 0;
+	t.sample_regs_user = 0;
+	t.sample_stack_user = 0;
+	t.exclude_callchain_user = 0;
+	t.enable_on_exec = 0;
+	t.disabled = 1;
+	fd = sys_perf_event_open(&t, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		t.exclude_user = t.exclude_kernel = t.exclude_hv = 0;
+		t.exclude_guest = t.exclude_host = t.exclude_idle = 0;
+		fd = sys_perf_event_open(&t, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	count = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+	if (!count)
+		return false;
+	t.sample_type = PERF_SAMPLE_IP;
+	t.sample_period = 1000000;
+	fd = sys_perf_event_open(&t, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0;
+}
+
 /* The user-facing explanation of a failed perf_event_open. */
 static void open_error(char *err, size_t errlen, const struct rec_event *ev,
 		       const struct rec_sampling *s, int cpu, pid_t pid, int e)
@@ -123,6 +161,10 @@ static void open_error(char *err, size_t errlen, const struct rec_event *ev,
 			 rec_proc_sys_long("perf_event_paranoid", 2),
 			 pid > 0 ? "kernel samples of a process" : "system-wide",
 			 pid > 0 ? 1 : -1);
+	} else if ((e == EOPNOTSUPP || e == EINVAL) && counts_only(&ev->attr, cpu, pid)) {
+		snprintf(err, errlen,
+			 "\n  this PMU does not support sampling: it can only count, and amber-rec "
+			 "records samples");
 	} else if (e == EOPNOTSUPP && s->branch) {
 		snprintf(err, errlen, "\n  this PMU cannot sample branch stacks (--branch)");
 	} else if ((e == EOPNOTSUPP || e == EINVAL) && s->data) {

@@ -295,6 +295,39 @@ test_dwarf() {
 	[ "$RC" = 0 ] && [ "$n" -gt 10 ] && ok rec_dwarf || fail rec_dwarf "exit $RC, $n user samples with a 4096-byte stack"
 }
 
+# --- perf's pmu/terms/ syntax on this machine's msr PMU, which only counts ---
+test_pmu() {
+	guards rec_pmu || return 0
+	if [ ! -f /sys/bus/event_source/devices/msr/events/tsc ]; then
+		skip rec_pmu "no msr PMU with events/tsc here"
+		return 0
+	fi
+	rec pmu -o "$T/pmu.amber" -e msr/tsc/ -- true
+	if [ "$RC" = 125 ] && grep -q "amber-rec: error: cannot open event 'msr/tsc/'" "$T/pmu.err" &&
+	   grep -q "this PMU does not support sampling" "$T/pmu.err" && [ ! -e "$T/pmu.amber" ]; then
+		ok rec_pmu_no_sampling
+	else
+		fail rec_pmu_no_sampling "exit $RC: $(head -n 2 "$T/pmu.err")"
+	fi
+
+	rec pmuterm -o "$T/pmuterm.amber" -e msr/bogus=1/ -- true
+	if [ "$RC" = 125 ] &&
+	   grep -q "amber-rec: error: event 'msr/bogus=1/': PMU 'msr' has no term 'bogus' (formats: event; events: .*tsc" \
+		"$T/pmuterm.err"; then
+		ok rec_pmu_unknown_term
+	else
+		fail rec_pmu_unknown_term "exit $RC: $(head -n 2 "$T/pmuterm.err")"
+	fi
+
+	"$REC" --list-events 'msr/*' >"$T/pmulist.out" 2>&1
+	if grep -q '^  msr/tsc/  *\[Kernel PMU event\]$' "$T/pmulist.out" &&
+	   ! grep -q 'cpu-clock' "$T/pmulist.out"; then
+		ok rec_pmu_list
+	else
+		fail rec_pmu_list "$(head -n 5 "$T/pmulist.out")"
+	fi
+}
+
 test_command
 test_exit_status
 test_tracepoint
@@ -304,4 +337,5 @@ test_kallsyms
 test_disk_full
 test_errors
 test_dwarf
+test_pmu
 finish

@@ -3,8 +3,10 @@
  * Fuzz target for rec_events_parse(): arbitrary -e strings.
  *
  * Tracepoints resolve against a small fake tracefs tree made once in a
- * temporary directory (rec_tracefs_set_root), so the fuzzer never mounts
- * anything or walks the real tree, yet exercises globs, id files and
+ * temporary directory (rec_tracefs_set_root), and pmu/terms/ events
+ * against a fake /sys/bus/event_source/devices beside it
+ * (rec_pmu_set_root), so the fuzzer never mounts anything or walks the
+ * real trees, yet exercises globs, id files, formats, event aliases and
  * suggestions.  Every input must either parse into well-formed events or
  * fail with a message, leaving the list as it was.
  */
@@ -23,6 +25,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char fake_root[64];
+static char pmu_root[80];
 
 static void put(const char *rel, const char *text)
 {
@@ -78,6 +81,29 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	put("events/ftrace", NULL);
 	put("events/ftrace/function", NULL);
 	if (rec_tracefs_set_root(fake_root))
+		abort();
+
+	put("pmu", NULL);
+	put("pmu/fake", NULL);
+	put("pmu/fake/type", "42\n");
+	put("pmu/fake/format", NULL);
+	put("pmu/fake/format/event", "config:0-7\n");
+	put("pmu/fake/format/umask", "config:8-15\n");
+	put("pmu/fake/format/cmask", "config:24-31\n");
+	put("pmu/fake/format/edge", "config:18\n");
+	put("pmu/fake/format/ldlat", "config1:0-15\n");
+	put("pmu/fake/format/split", "config2:0-3,32-35\n");
+	put("pmu/fake/events", NULL);
+	put("pmu/fake/events/ev1", "event=0x3c\n");
+	put("pmu/fake/events/ev2", "event=0xcd,umask=0x1\n");
+	put("pmu/fake/events/ev2.scale", "2.5\n");
+	put("pmu/fake/events/ev2.unit", "MiB\n");
+	put("pmu/fake/events/needs", "event=0x40,umask=?\n");
+	put("pmu/fake/events/named", "event=0x11,name=n\n");
+	put("pmu/other", NULL);
+	put("pmu/other/type", "7\n");
+	snprintf(pmu_root, sizeof(pmu_root), "%s/pmu", fake_root);
+	if (rec_pmu_set_root(pmu_root))
 		abort();
 	return 0;
 }
