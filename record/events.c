@@ -760,8 +760,6 @@ static const struct {
 	const char *name;
 	const char *why;
 } pmu_unsupported_terms[] = {
-	{ "period", "every event samples at the -c or -F of the command line" },
-	{ "freq", "every event samples at the -c or -F of the command line" },
 	{ "inherit", "inheritance follows the target (a command, -p, -t or -a)" },
 	{ "no-inherit", "inheritance follows the target (a command, -p, -t or -a)" },
 	{ "time", "every sample records its time" },
@@ -786,6 +784,7 @@ struct pmu_ctx {
 	struct rec_pmu *pmu;
 	struct perf_event_attr attr;   /* type and the config words */
 	char name[EV_TERM_MAX + 1];    /* the name= term, "" without one */
+	uint64_t period, freq;         /* the period= and freq= terms, 0 without */
 	size_t nr_pending;
 	struct {
 		char term[PMU_KEY_MAX + 1];
@@ -1089,11 +1088,27 @@ static int pmu_term(struct pmu_ctx *c, const char *t, size_t n, const char *alia
 		snprintf(c->name, sizeof(c->name), "%.*s", (int)vlen, val);
 		return 0;
 	}
+	if (!strcmp(key, "period") || !strcmp(key, "freq")) {
+		if (!val || !pmu_value(val, vlen, &v) || !v)
+			return ev_fail(c->p, -EINVAL, "event '%s': term '%s' needs a number above 0",
+				       c->what, key);
+		if (!strcmp(key, "period"))
+			c->period = v;
+		else
+			c->freq = v;
+		return 0;
+	}
 	for (size_t i = 0; i < AMB_ARRAY_SIZE(pmu_unsupported_terms); i++)
 		if (!strcmp(key, pmu_unsupported_terms[i].name))
 			return ev_fail(c->p, -EINVAL, "event '%s': term '%s' is not supported: %s",
 				       c->what, key, pmu_unsupported_terms[i].why);
 
+	/* A generic event with terms (cycles/period=1000/) has no PMU to
+	 * give formats or aliases: the fixed terms above are all it takes. */
+	if (!c->pmu)
+		return ev_fail(c->p, -EINVAL,
+			       "event '%s': '%s' takes only the terms config, config1, config2, name, "
+			       "period and freq (no term '%s')", c->what, c->pmu_name, key);
 	/* perf's event=ALIAS spelling of an alias. */
 	if (!alias && val && !strcmp(key, "event") && !pmu_value(val, vlen, &v) &&
 	    !(vlen == 1 && *val == '?') && vlen <= PMU_KEY_MAX) {
@@ -1192,8 +1207,21 @@ static int pmu_parse(struct ev_parser *p, const char *t, size_t len)
 	c->what = what;
 	c->pmu_name = pmu_name;
 	ret = rec_pmu_open(pmu_name, &c->pmu);
-	if (ret == -ENOENT)
-		ret = pmu_unknown(p, what, pmu_name);
+	if (ret == -ENOENT) {
+		/* perf's "cycles/period=1000/": a generic event with terms. */
+		const char *spelling;
+		uint64_t config;
+		uint32_t type;
+
+		ret = builtin_find(p, pmu_name, strlen(pmu_name), &type, &config, &spelling);
+		if (ret > 0) {
+			c->attr.type = type;
+			c->attr.config = config;
+			ret = 0;
+		} else if (!ret) {
+			ret = pmu_unknown(p, what, pmu_name);
+		}
+	}
 	else if (ret == -EINVAL)
 		ret = ev_fail(p, ret, "event '%s': malformed %s/%s/type (not a 32-bit number)", what,
 			      rec_pmu_root(), pmu_name);
@@ -1202,10 +1230,15 @@ static int pmu_parse(struct ev_parser *p, const char *t, size_t len)
 			      pmu_name, strerror(-ret));
 	if (ret)
 		goto out;
-	c->attr.type = rec_pmu_type(c->pmu);
+	if (c->pmu)
+		c->attr.type = rec_pmu_type(c->pmu);
 	ret = pmu_terms(c, open + 1, (size_t)(close - open - 1), NULL);
 	if (ret)
 		goto out;
+	if (c->period && c->freq) {
+		ret = ev_fail(p, -EINVAL, "event '%s': period= and freq= exclude each other", what);
+		goto out;
+	}
 	if (c->nr_pending) {
 		ret = ev_fail(p, -EINVAL, "event '%s': term '%s' needs a value (events/%s has %s=?)",
 			      what, c->pending[0].term, c->pending[0].alias, c->pending[0].term);
@@ -1221,6 +1254,8 @@ static int pmu_parse(struct ev_parser *p, const char *t, size_t len)
 	e->attr.config = c->attr.config;
 	e->attr.config1 = c->attr.config1;
 	e->attr.config2 = c->attr.config2;
+	e->period = c->period;
+	e->freq = c->freq;
 	mods_apply(&mods, e);
 out:
 	rec_pmu_free(c->pmu);

@@ -47,16 +47,23 @@ uint64_t rec_sample_type(const struct rec_sampling *s)
 	return st;
 }
 
-void rec_attr_apply(struct perf_event_attr *a, const struct rec_sampling *s,
-		    bool first, bool tracepoint)
+void rec_attr_apply(struct rec_event *ev, const struct rec_sampling *s, bool first)
 {
+	struct perf_event_attr *a = &ev->attr;
+
 	a->size = sizeof(*a);
 	a->sample_type = rec_sample_type(s);
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 			 PERF_FORMAT_ID;
-	if (tracepoint) {
+	if (ev->tracepoint) {
 		a->freq = 0;
 		a->sample_period = 1;
+	} else if (ev->period) {
+		a->freq = 0;
+		a->sample_period = ev->period;
+	} else if (ev->freq) {
+		a->freq = 1;
+		a->sample_freq = ev->freq;
 	} else if (s->period) {
 		a->freq = 0;
 		a->sample_period = s->period;
@@ -284,7 +291,7 @@ static void prepare_event(struct rec_event *ev, size_t e, const struct rec_sampl
 {
 	bool leader = ev->leader < 0 || (size_t)ev->leader == e;
 
-	rec_attr_apply(&ev->attr, s, e == 0, ev->tracepoint);
+	rec_attr_apply(ev, s, e == 0);
 	/* Groups start through their leader; CMD events start at exec. */
 	ev->attr.disabled = leader;
 	ev->attr.enable_on_exec = leader && s->enable_on_exec;

@@ -492,6 +492,7 @@ int rec_ksyms_trim(const char *path, const struct rec_layout *l, enum rec_ksyms_
 	st->trimmed = true;
 	st->kept = t.kept;
 	st->total = t.total;
+	st->raw_saved = t.text.len > t.kept_text.len ? t.text.len - t.kept_text.len : 0;
 	if (!stat(path, &sb))
 		st->bytes_after = (uint64_t)sb.st_size;
 out:

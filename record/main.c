@@ -460,11 +460,11 @@ static bool run_loop(struct session *s, int *wstatus)
 }
 
 static void print_summary(const struct session *s, const struct rec_counters *c,
-			  const struct amb_writer_stats *ws)
+			  const struct amb_writer_stats *ws, uint64_t raw_saved)
 {
 	struct stat st;
 	double secs = s->run_ns ? (double)(s->end_ns - s->run_ns) / 1e9 : 0.0;
-	double raw = (double)ws->raw_bytes / 1e6;
+	double raw = (double)(ws->raw_bytes - AMB_MIN(raw_saved, ws->raw_bytes)) / 1e6;
 	double file = stat(s->opts.output, &st) ? (double)ws->file_bytes / 1e6
 						: (double)st.st_size / 1e6;
 	uint64_t lost = c->lost_records + c->lost_samples;
@@ -486,8 +486,9 @@ static void print_summary(const struct session *s, const struct rec_counters *c,
 
 /* After a clean stop: keep only the kernel symbols the samples use
  * (ksyms_trim.c).  A failure costs nothing but the saving: the recording
- * stays as it was written. */
-static void trim_kernel_symbols(struct session *s)
+ * stays as it was written.  Returns the raw bytes the trim left out, for
+ * the summary. */
+static uint64_t trim_kernel_symbols(struct session *s)
 {
 	struct rec_ksyms_trim_stats st;
 	int err;
@@ -502,6 +503,7 @@ static void trim_kernel_symbols(struct session *s)
 		fprintf(stderr, "[ amber-rec: kept the %" PRIu64 " of %" PRIu64 " kernel symbols "
 			"the samples use: %.2f MB smaller (--kallsyms=all keeps them all) ]\n",
 			st.kept, st.total, ((double)st.bytes_before - (double)st.bytes_after) / 1e6);
+	return err ? 0 : st.raw_saved;
 }
 
 static void session_free(struct session *s)
@@ -520,6 +522,7 @@ int main(int argc, char **argv)
 	struct amb_writer_opts wo;
 	struct amb_writer_stats ws;
 	struct rec_counters totals = { 0 };
+	uint64_t raw_saved = 0;
 	struct sigaction sa;
 	unsigned pages;
 	int err, cerr, wstatus = 0, ret = EXIT_REC_FAIL;
@@ -657,9 +660,9 @@ close:
 	} else if (exec_failed) {
 		fprintf(stderr, "amber-rec: error: %s\n", s->err);
 	} else {
-		trim_kernel_symbols(s);
+		raw_saved = trim_kernel_symbols(s);
 	}
-	print_summary(s, &totals, &ws);
+	print_summary(s, &totals, &ws, raw_saved);
 	session_free(s);
 	return ret;
 

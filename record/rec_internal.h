@@ -159,12 +159,12 @@ struct rec_sampling {
 uint64_t rec_sample_type(const struct rec_sampling *s);
 
 /*
- * Fill the sampling part of @a (already typed by rec_events_parse).  @first
- * marks the event that also tracks mmap/comm/task (perf does the same on
- * one event only); @tracepoint samples every hit with RAW payloads.
+ * Fill the sampling part of @ev's attr (already typed by rec_events_parse)
+ * from @s, or from the event's own period=/freq= terms when it has them.
+ * @first marks the event that also tracks mmap/comm/task (perf does the
+ * same on one event only); tracepoints sample every hit with RAW payloads.
  */
-void rec_attr_apply(struct perf_event_attr *a, const struct rec_sampling *s,
-		    bool first, bool tracepoint);
+void rec_attr_apply(struct rec_event *ev, const struct rec_sampling *s, bool first);
 
 struct rec_ring;
 
@@ -444,6 +444,7 @@ struct rec_ksyms_trim_stats {
 	bool trimmed;
 	uint64_t kept, total;          /* text symbols after and before */
 	uint64_t bytes_before, bytes_after;
+	uint64_t raw_saved;            /* raw (decoded) bytes of the table left out */
 };
 
 /*

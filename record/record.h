@@ -35,6 +35,8 @@ struct rec_event {
 	char *tp_event;      /* tracepoints: "sched_switch" */
 	bool fallback;       /* opened in place of an unavailable event */
 	bool user_modifiers; /* the spec had explicit :u/:k modifiers */
+	uint64_t period;     /* period= term: this event's -c; 0: the command line's */
+	uint64_t freq;       /* freq= term: this event's -F; 0: the command line's */
 };
 
 struct rec_event_list {

@@ -319,6 +319,18 @@ test_pmu() {
 		fail rec_pmu_unknown_term "exit $RC: $(head -n 2 "$T/pmuterm.err")"
 	fi
 
+	# Each event at its own period= or freq=, as the recorded attrs and
+	# every sample's period show.
+	rec pmuper -o "$T/pmuper.amber" -e cpu-clock/period=2000000/ -e task-clock/freq=200/ \
+		-- "$WL" --work 10
+	per=$(json "$T/pmuper.amber" 'select(.type=="SAMPLE" and .event=="cpu-clock/period=2000000/") | .period' | sort -u)
+	tfreq=$("$ANA" info "$T/pmuper.amber" | grep -c "task-clock/freq=200/: type 1 config 0x1, freq 200,")
+	if [ "$RC" = 0 ] && [ "$per" = 2000000 ] && [ "$tfreq" = 1 ]; then
+		ok rec_pmu_period_freq
+	else
+		fail rec_pmu_period_freq "exit $RC, cpu-clock periods '$per', task-clock freq line $tfreq: $(tail -n 1 "$T/pmuper.err")"
+	fi
+
 	"$REC" --list-events 'msr/*' >"$T/pmulist.out" 2>&1
 	if grep -q '^  msr/tsc/  *\[Kernel PMU event\]$' "$T/pmulist.out" &&
 	   ! grep -q 'cpu-clock' "$T/pmulist.out"; then

@@ -18,11 +18,13 @@ static void test_attr_apply(void **state)
 {
 	struct rec_sampling s = { .freq = 999, .callgraph = REC_CG_DWARF, .stack_size = 8192,
 				  .inherit = true, .wakeup_bytes = 4096 };
+	struct rec_event ev;
 	struct perf_event_attr a;
 
 	(void)state;
-	memset(&a, 0, sizeof(a));
-	rec_attr_apply(&a, &s, true, false);
+	memset(&ev, 0, sizeof(ev));
+	rec_attr_apply(&ev, &s, true);
+	a = ev.attr;
 	assert_int_equal(a.size, sizeof(a));
 	assert_int_equal(a.sample_type, rec_sample_type(&s));
 	assert_true(a.sample_type & PERF_SAMPLE_IDENTIFIER);
@@ -43,17 +45,31 @@ static void test_attr_apply(void **state)
 	assert_int_equal(a.task, 1);
 
 	/* Tracepoints sample every hit; only the first event tracks tasks. */
-	memset(&a, 0, sizeof(a));
+	memset(&ev, 0, sizeof(ev));
+	ev.tracepoint = true;
 	s.period = 10000;
-	rec_attr_apply(&a, &s, false, true);
-	assert_int_equal(a.freq, 0);
-	assert_int_equal(a.sample_period, 1);
-	assert_int_equal(a.mmap2, 0);
-	assert_int_equal(a.comm, 0);
-	memset(&a, 0, sizeof(a));
-	rec_attr_apply(&a, &s, false, false);
-	assert_int_equal(a.freq, 0);
-	assert_int_equal(a.sample_period, 10000);
+	rec_attr_apply(&ev, &s, false);
+	assert_int_equal(ev.attr.freq, 0);
+	assert_int_equal(ev.attr.sample_period, 1);
+	assert_int_equal(ev.attr.mmap2, 0);
+	assert_int_equal(ev.attr.comm, 0);
+	memset(&ev, 0, sizeof(ev));
+	rec_attr_apply(&ev, &s, false);
+	assert_int_equal(ev.attr.freq, 0);
+	assert_int_equal(ev.attr.sample_period, 10000);
+
+	/* An event's own period= or freq= (PMU terms) wins over -c and -F. */
+	memset(&ev, 0, sizeof(ev));
+	ev.freq = 99;
+	rec_attr_apply(&ev, &s, false);
+	assert_int_equal(ev.attr.freq, 1);
+	assert_int_equal(ev.attr.sample_freq, 99);
+	memset(&ev, 0, sizeof(ev));
+	ev.period = 12345;
+	s.period = 0;
+	rec_attr_apply(&ev, &s, false);
+	assert_int_equal(ev.attr.freq, 0);
+	assert_int_equal(ev.attr.sample_period, 12345);
 }
 
 /* fds/ids are sized events x CPUs x threads: a product that overflows

@@ -286,6 +286,30 @@ static void test_terms(void **state)
 	expect_fake("fake//", 0, 0, 0, "fake//");
 	expect_fake(" fake/event=1/ ", 1, 0, 0, "fake/event=1/");
 
+	/* period= and freq= set the event's own sampling, not its config. */
+	parse_ok(&l, "fake/ev1,period=100000/,fake/ev2,freq=99/,fake/ev1/", 3);
+	assert_int_equal(l.v[0].attr.config, 0x3c);
+	assert_int_equal(l.v[0].period, 100000);
+	assert_int_equal(l.v[0].freq, 0);
+	assert_int_equal(l.v[1].freq, 99);
+	assert_int_equal(l.v[1].period, 0);
+	assert_int_equal(l.v[2].period, 0);
+	assert_int_equal(l.v[2].freq, 0);
+	rec_events_free(&l);
+
+	/* perf's generic events with terms: cycles/period=N/. */
+	parse_ok(&l, "cpu-clock/period=0x1000,name=slow/u,cache-misses/freq=10/", 2);
+	assert_int_equal(l.v[0].attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(l.v[0].attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(l.v[0].period, 0x1000);
+	assert_string_equal(l.v[0].name, "slow:u");
+	assert_int_equal(l.v[0].attr.exclude_kernel, 1);
+	assert_int_equal(l.v[1].attr.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(l.v[1].attr.config, PERF_COUNT_HW_CACHE_MISSES);
+	assert_int_equal(l.v[1].freq, 10);
+	assert_string_equal(l.v[1].name, "cache-misses/freq=10/");
+	rec_events_free(&l);
+
 	/* Aliases: expanded where they stand, later terms override theirs. */
 	expect_fake("fake/ev1/", 0x3c, 0, 0, "fake/ev1/");
 	expect_fake("fake/ev2/", 0x01cd, 0, 0, "fake/ev2/");
@@ -451,9 +475,14 @@ static void test_errors(void **state)
 	parse_fails("fake/config1/", -EINVAL, "term 'config1' needs a decimal");
 	parse_fails("fake/name=/", -EINVAL, "event 'fake/name=/': term 'name' needs a value");
 	parse_fails("fake/name/", -EINVAL, "term 'name' needs a value");
-	parse_fails("fake/ev1,period=1000/", -EINVAL,
-		    "term 'period' is not supported: every event samples at the -c or -F");
-	parse_fails("fake/ev1,freq=99/", -EINVAL, "term 'freq' is not supported");
+	parse_fails("fake/ev1,period=1000,freq=99/", -EINVAL,
+		    "event 'fake/ev1,period=1000,freq=99/': period= and freq= exclude each other");
+	parse_fails("fake/ev1,period=0/", -EINVAL, "term 'period' needs a number above 0");
+	parse_fails("fake/ev1,freq/", -EINVAL, "term 'freq' needs a number above 0");
+	parse_fails("cpu-clock/umask=1/", -EINVAL,
+		    "event 'cpu-clock/umask=1/': 'cpu-clock' takes only the terms config, config1, "
+		    "config2, name, period and freq (no term 'umask')");
+	parse_fails("nosuchevent/period=1/", -ENOENT, "unknown PMU 'nosuchevent'");
 	parse_fails("fake/ev1,inherit/", -EINVAL, "term 'inherit' is not supported");
 	parse_fails("fake/ev1,no-inherit/", -EINVAL, "term 'no-inherit' is not supported");
 	parse_fails("fake/call-graph=fp/", -EINVAL, "term 'call-graph' is not supported: use -g");
