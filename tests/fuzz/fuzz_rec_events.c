@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz target for rec_events_parse(): arbitrary -e strings.
+ * Fuzz target for rec_events_parse(): arbitrary -e strings, and the same
+ * bytes as a PMU format file (rec_pmu_format_parse).
  *
  * Tracepoints resolve against a small fake tracefs tree made once in a
  * temporary directory (rec_tracefs_set_root), and pmu/terms/ events
@@ -121,6 +122,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(spec, data, size);
 	spec[size] = 0;
+
+	/* The same bytes as a sysfs format file ("config1:0-3,8"). */
+	{
+		struct rec_pmu_field f;
+
+		if (!rec_pmu_format_parse(spec, &f) &&
+		    (f.word > 2 || !f.mask || f.width != (unsigned)__builtin_popcountll(f.mask)))
+			abort();
+	}
 
 	/* Something already in the list must survive a failed parse. */
 	if (rec_events_parse(&l, "cpu-clock", NULL, 0) || l.n != 1)
