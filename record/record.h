@@ -2,7 +2,8 @@
 /*
  * record/record.h - internal interfaces of amber-rec.
  *
- * events.c   turns perf-style event specs into perf_event_attr templates;
+ * events.c   turns perf-style event specs into perf_event_attr templates
+ *            (events_pmu.c the pmu/terms/ ones; events_internal.h);
  * tracefs.c  finds (and if needed mounts) tracefs and reads its files;
  * pmu.c      reads the PMUs of /sys/bus/event_source/devices (pmu/terms/);
  * the rest (main.c, ring.c, synth.c, meta.c, topology.c, ...) opens the
