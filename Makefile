@@ -3,8 +3,11 @@
 # Dependency order (checked by `make check-layering`, part of `make test`):
 #     record  -> format -> common
 #     analyze -> format -> common
+#     inside analyze/: cmd -> view -> resolve -> replay
 # record/ and analyze/ never include each other; format/ includes only
-# common/; common/ includes nothing of ours.
+# common/; common/ includes nothing of ours.  A layer of analyze/ includes
+# of the layers below it only their public header (replay/replay.h,
+# resolve/resolve.h, view/view.h).  Sources are found in subfolders too.
 #
 # Objects go under build/: build/obj (release), build/san (ASan+UBSan, for
 # unit tests), build/fuzz (clang, libFuzzer).  V=1 shows the commands.
@@ -33,7 +36,7 @@ pc_libs   = $(shell pkg-config --libs $(1) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Wvla
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -D_GNU_SOURCE -DAMB_VERSION='"$(VERSION)"' \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -Iformat/include -Icommon/include -D_GNU_SOURCE -DAMB_VERSION='"$(VERSION)"' \
               $(call pc_cflags,$(PKGS_FORMAT) $(PKGS_RECORD) $(PKGS_ANALYZE) cmocka)
 SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
@@ -43,13 +46,15 @@ LIBS_RECORD  := $(call pc_libs,$(PKGS_RECORD)) $(LIBS_RECORD_EXTRA) $(LIBS_FORMA
 LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) $(LIBS_FORMAT) -lm
 LIBS_CMOCKA  := $(call pc_libs,cmocka)
 
-COMMON_SRC  := $(sort $(wildcard common/*.c))
-FORMAT_SRC  := $(sort $(wildcard format/*.c))
-RECORD_SRC  := $(sort $(wildcard record/*.c))
-ANALYZE_SRC := $(sort $(wildcard analyze/*.c))
-# main.c of each tool is left out of what unit tests and fuzzers link.
-RECORD_LIB_SRC  := $(filter-out record/main.c,$(RECORD_SRC))
-ANALYZE_LIB_SRC := $(filter-out analyze/main.c,$(ANALYZE_SRC))
+# Every .c file under a directory, subfolders included.
+srcs_under = $(sort $(shell find $(1) -name '*.c' 2>/dev/null))
+COMMON_SRC  := $(call srcs_under,common)
+FORMAT_SRC  := $(call srcs_under,format)
+RECORD_SRC  := $(call srcs_under,record)
+ANALYZE_SRC := $(call srcs_under,analyze)
+# The main() of each tool is left out of what unit tests and fuzzers link.
+RECORD_LIB_SRC  := $(filter-out record/amber_rec.c,$(RECORD_SRC))
+ANALYZE_LIB_SRC := $(filter-out analyze/cmd/amber_analyze.c,$(ANALYZE_SRC))
 
 obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
 
@@ -177,11 +182,10 @@ demo: all programs
 	$(Q)sh tests/demo.sh $(B)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/amber/common
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/amber
 	install -m 755 $(REC) $(ANA) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBFORMAT) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 format/format.h $(DESTDIR)$(PREFIX)/include/amber/
-	install -m 644 common/common.h $(DESTDIR)$(PREFIX)/include/amber/common/
+	install -m 644 format/include/amber/format.h common/include/amber/common.h $(DESTDIR)$(PREFIX)/include/amber/
 
 clean:
 	rm -rf $(B)

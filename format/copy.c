@@ -10,7 +10,7 @@
 
 #include <errno.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 
 void amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_reader *r)
 {

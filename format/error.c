@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* format/error.c - names of format error codes and block types. */
-#include "format/format.h"
+#include <amber/format.h>
 
 #include <string.h>
 

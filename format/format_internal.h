@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "format/format.h"
+#include <amber/format.h>
 
 /* Size of the TRAILER block: header plus payload (FORMAT.md §6). */
 #define AMB_TRAILER_BLOCK_SIZE (AMB_BLOCK_HDR_SIZE + AMB_TRAILER_PAYLOAD)

@@ -13,7 +13,7 @@
 
 #include <xxhash.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 
 uint64_t amb_checksum(const void *p, size_t len)
 {

@@ -8,12 +8,12 @@
  * entry, 0 at the end of the payload, or a negative -AMB_E_*; on error the
  * cursor does not move.
  */
-#include "format/format.h"
+#include <amber/format.h>
 
 #include <errno.h>
 #include <string.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 
 #define AMB_KEY_MAX        4096u
 #define AMB_ATTR_MAX       512u

@@ -16,7 +16,8 @@
 
 #include <zstd.h>
 
-#include "common/common.h"
+#include <amber/common.h>
+#include "common/util.h"
 
 /* Resynchronisation reads the file in windows of this size. */
 #define RESYNC_WINDOW (256u << 10)

@@ -7,7 +7,7 @@
 
 #include <errno.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 
 long amb_salvage(const char *in, const char *out)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 
 struct verify_ctx {
 	amb_problem_fn cb;

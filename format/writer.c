@@ -22,7 +22,7 @@
 
 #include <zstd.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 
 #define AMB_DEFAULT_MAX_QUEUED (64u << 20)
 

@@ -25,7 +25,7 @@
  * events/), events_pmu.c parses the terms.
  */
 #include "record/events_internal.h"
-#include "common/common.h"
+#include <amber/common.h>
 
 #include <assert.h>
 #include <ctype.h>

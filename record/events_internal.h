@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 #include "record/record.h"
 
 /* The EVENT_ATTR name field holds up to 1024 bytes (docs/FORMAT.md §7). */

@@ -6,7 +6,7 @@
  * sysfs.  The rest of the grammar is events.c's.
  */
 #include "record/events_internal.h"
-#include "common/common.h"
+#include <amber/common.h>
 
 #include <assert.h>
 #include <ctype.h>

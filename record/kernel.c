@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "record/rec_internal.h"
+#include "common/util.h"
 
 #define KALLSYMS_MAX (256u << 20)
 

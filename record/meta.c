@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "record/rec_internal.h"
+#include "common/util.h"
 
 static uint64_t clock_ns(clockid_t id)
 {

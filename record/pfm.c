@@ -9,7 +9,7 @@
  * sides use the kernel's struct perf_event_attr.
  */
 #include "record/record.h"
-#include "common/common.h"
+#include <amber/common.h>
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -17,7 +17,8 @@
  * decodes them; events.c parses the terms a user writes.
  */
 #include "record/record.h"
-#include "common/common.h"
+#include <amber/common.h>
+#include "common/util.h"
 
 #include <assert.h>
 #include <dirent.h>

@@ -24,8 +24,8 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
-#include "common/common.h"
-#include "format/format.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "record/record.h"
 
 /* ---- options.c --------------------------------------------------------- */

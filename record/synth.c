@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 
 #include "record/rec_internal.h"
+#include "common/util.h"
 
 #define MAPS_MAX (64u << 20)
 

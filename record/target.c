@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record/rec_internal.h"
+#include "common/util.h"
 
 #define MAX_CPUS 4096
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record/rec_internal.h"
+#include "common/util.h"
 
 #define SYS_CPU  "/sys/devices/system/cpu"
 #define SYS_NODE "/sys/devices/system/node"

@@ -8,7 +8,8 @@
  * so that amber-analyze can decode tracepoint payloads on another machine.
  */
 #include "record/record.h"
-#include "common/common.h"
+#include <amber/common.h>
+#include "common/util.h"
 
 #include <dirent.h>
 #include <errno.h>

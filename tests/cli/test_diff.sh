@@ -135,7 +135,7 @@ assert all(x["significant"] for x in d["rows"]), "a noise row without --all"
 		fail diff_sort_srcline "first row: $(rows "$T/src.txt" | head -n 1)"
 	fi
 	"$ANA" diff --sort comm "$T/base.amber" "$T/more.amber" >/dev/null 2>"$T/bad.err"
-	if [ $? = 2 ] && grep -q "bad option argument 'comm'" "$T/bad.err"; then
+	if [ $? = 2 ] && grep -q "bad value 'comm' for --sort" "$T/bad.err"; then
 		ok diff_bad_sort
 	else
 		fail diff_bad_sort "--sort comm accepted"

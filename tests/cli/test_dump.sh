@@ -76,7 +76,7 @@ else
 fi
 
 "$ANA" dump "$T/missing.amber" >/dev/null 2>"$T/err"; rc=$?
-check dump_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: $T/missing.amber: ' '$T/err'"
+check dump_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: dump: $T/missing.amber: ' '$T/err'"
 "$ANA" dump --help | grep -q '"0x..."'
 check dump_help [ $? = 0 ]
 

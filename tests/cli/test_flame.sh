@@ -192,7 +192,7 @@ t_errors() {
 	"$ANA" flame --weight bogus "$T/w.amber" >/dev/null 2>"$T/e2"
 	rc2=$?
 	if [ $rc1 = 1 ] && grep -q "^amber-analyze: error: flame: $T/missing.amber: " "$T/e1" &&
-	   [ $rc2 = 2 ] && grep -q "bad option argument 'bogus'" "$T/e2"; then
+	   [ $rc2 = 2 ] && grep -q "bad value 'bogus' for --weight" "$T/e2"; then
 		ok flame_errors
 	else
 		fail flame_errors "missing file: exit $rc1 '$(cat "$T/e1")'; bad --weight: exit $rc2"

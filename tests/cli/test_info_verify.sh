@@ -77,13 +77,13 @@ else
 	echo "skip info_verify_synth: $MKSYNTH not built (make tools)"
 fi
 
-# Usage and unreadable files: exit 2 with "amber-analyze: error: FILE: ...".
+# Usage and unreadable files: exit 2 with "amber-analyze: error: COMMAND: FILE: ...".
 "$ANA" verify >/dev/null 2>&1
 check verify_usage [ $? = 2 ]
 "$ANA" info "$T/missing.amber" >/dev/null 2>"$T/err"; rc=$?
-check info_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: $T/missing.amber: ' '$T/err'"
+check info_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: info: $T/missing.amber: ' '$T/err'"
 "$ANA" verify "$T/missing.amber" >/dev/null 2>"$T/err"; rc=$?
-check verify_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: $T/missing.amber: ' '$T/err'"
+check verify_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: verify: $T/missing.amber: ' '$T/err'"
 "$ANA" verify --help | grep -q '^exit status'
 check verify_help [ $? = 0 ]
 

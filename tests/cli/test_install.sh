@@ -10,14 +10,14 @@ if ! make -C "$ROOT" --no-print-directory -s install B="$B" PREFIX="$T/usr" >"$T
 	finish
 fi
 for f in bin/amber-rec bin/amber-analyze lib/libamber-format.a include/amber/format.h \
-	 include/amber/common/common.h; do
+	 include/amber/common.h; do
 	[ -e "$T/usr/$f" ] || fail "install_$f" "missing after make install"
 done
 ok install_files
 
 cat > "$T/reader.c" <<'C'
 #include <stdio.h>
-#include <format.h>
+#include <amber/format.h>
 
 int main(int argc, char **argv)
 {
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	return argc > 2;
 }
 C
-if cc -I"$T/usr/include/amber" -o "$T/reader" "$T/reader.c" "$T/usr/lib/libamber-format.a" \
+if cc -I"$T/usr/include" -o "$T/reader" "$T/reader.c" "$T/usr/lib/libamber-format.a" \
 	$(pkg-config --libs libzstd libxxhash) -lpthread 2>"$T/cc.log"; then
 	out=$("$T/reader" "$ROOT/testdata/valid/all_types.amber")
 	case $out in

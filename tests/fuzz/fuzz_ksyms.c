@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/symbols.h"
+#include "analyze/resolve/resolve.h"
 
 /* Look @addr up and check the answer against the table's rules. */
 static void check_find(const struct ana_ksyms *k, uint64_t addr)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format/format.h"
+#include <amber/format.h>
 
 /* Pointers a decoder returns must stay inside [base, base + len). */
 static void inside(const uint8_t *base, size_t len, const void *p, size_t n)

@@ -15,8 +15,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analyze/analyze.h"
-#include "common/common.h"
+#include "analyze/replay/replay.h"
+#include "analyze/replay/perf_record.h"
+#include <amber/common.h>
 
 #define PREFIX 33
 

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "format/format.h"
+#include <amber/format.h>
 
 static char salvage_out[64];
 

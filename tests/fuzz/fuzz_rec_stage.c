@@ -15,7 +15,7 @@
 
 #include <linux/perf_event.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 #include "record/rec_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

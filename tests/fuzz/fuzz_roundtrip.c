@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/common.h"
-#include "format/format.h"
+#include <amber/common.h>
+#include <amber/format.h>
 
 #define MAX_BLOCKS 256
 

@@ -3,8 +3,9 @@
  * Fuzz a whole replay: an input file opened as a recording, its small
  * blocks loaded (META, EVENT_ATTR, BUILDID, TRACEFS, KSYMS), every record
  * merged, parsed and applied to the thread/address-space model, every
- * sample's stack walked and symbolized, tracepoint payloads formatted.
- * This is what report and script do with a file from another machine.
+ * sample's stack walked and symbolized, tracepoint payloads formatted,
+ * embedded files indexed: the pipeline report and script run on a file
+ * from another machine.
  *
  * Symbol files are looked for only under an empty --symfs root, with HOME
  * pointing at an empty directory and no debuginfod, so that the names a
@@ -16,11 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/analyze.h"
-#include "analyze/machine.h"
-#include "analyze/symbols.h"
-#include "analyze/tracepoint.h"
-#include "common/common.h"
+#include "analyze/replay/replay.h"
+#include "analyze/replay/perf_record.h"
+#include "analyze/resolve/resolve.h"
+#include <amber/common.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -43,13 +43,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(path, sizeof(path), "%s/in.amber", root);
 	atexit(remove_root);
 	setenv("HOME", root, 1);
+	setenv("TMPDIR", root, 1);
 	unsetenv("DEBUGINFOD_URLS");
 	return 0;
 }
 
 struct replay {
-	struct ana_machine *m;
-	struct ana_tp *tp;
+	struct ana_pipeline *p;
 	struct amb_buf line;
 	unsigned frames;
 };
@@ -65,32 +65,23 @@ static int on_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	return 0;
 }
 
-static int on_record(void *ctx, const struct ana_record *rec)
+static int on_sample(void *ctx, const struct ana_sample *s, struct ana_thread *t)
 {
 	struct replay *rp = ctx;
-	struct ana_thread *t;
+	struct ana_tp *tp = ana_pipeline_tp(rp->p);
 
-	if (ana_machine_process(rp->m, rec))
-		return 0;
-	if (rec->type != PERF_RECORD_SAMPLE)
-		return 0;
-	t = ana_machine_thread(rp->m, rec->u.sample.pid, rec->u.sample.tid);
-	ana_machine_walk_stack(rp->m, t, &rec->u.sample, ANA_SYM_SRCLINE | ANA_SYM_INLINE, 64,
-			       on_frame, rp);
-	if (rp->tp && rec->u.sample.raw_size) {
+	ana_pipeline_walk(rp->p, t, s, ANA_SYM_SRCLINE | ANA_SYM_INLINE, 64, on_frame, rp);
+	if (tp && s->raw_size) {
 		amb_buf_reset(&rp->line);
-		ana_tp_format(rp->tp, rec->u.sample.raw, rec->u.sample.raw_size, &rp->line);
+		ana_tp_format(tp, s->raw, s->raw_size, &rp->line);
 	}
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ana_dso_opts dopts = { .symfs = root, .home = root, .debug_dir = root,
-				      .no_debuginfod = true };
+	struct ana_pipeline_opts o;
 	struct replay rp = { 0 };
-	struct ana_dso_table *dsos = NULL;
-	struct ana_session *s = NULL;
 	FILE *f = fopen(path, "wb");
 
 	if (!f)
@@ -99,20 +90,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fclose(f);
 
-	if (ana_session_open(path, &s))
-		goto out;
-	dsos = ana_dso_table_new(&dopts);
-	rp.m = dsos ? ana_machine_new(dsos) : NULL;
-	if (!rp.m || ana_machine_load_session(rp.m, s))
-		goto out;
-	rp.tp = ana_tp_from_session(s);
-	ana_session_for_each(s, on_record, &rp);
-out:
-	ana_tp_free(rp.tp);
+	ana_pipeline_opts_init(&o);
+	o.dso = (struct ana_dso_opts){ .symfs = root, .home = root, .debug_dir = root,
+				       .no_debuginfod = true };
+	o.tracepoints = true;
+	if (!ana_pipeline_open(path, &o, &rp.p))
+		ana_pipeline_run(rp.p, on_sample, NULL, &rp);
+	ana_pipeline_close(rp.p);
+	ana_pipeline_opts_free(&o);
 	amb_buf_free(&rp.line);
-	ana_machine_free(rp.m);
-	ana_dso_table_free(dsos);
-	ana_session_close(s);
 	unlink(path);
 	return 0;
 }

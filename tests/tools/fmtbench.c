@@ -24,8 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/common.h"
-#include "format/format.h"
+#include <amber/common.h>
+#include "common/util.h"
+#include <amber/format.h>
 
 static double clock_s(clockid_t id)
 {

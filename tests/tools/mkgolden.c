@@ -19,8 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/common.h"
-#include "format/format.h"
+#include <amber/common.h>
+#include "common/util.h"
+#include <amber/format.h>
 #include "format/format_internal.h"
 
 static const uint8_t golden_uuid[16] = {

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/common.h"
-#include "format/format.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "tests/unit/analyze/synth.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \

@@ -18,8 +18,9 @@
 
 #include <cmocka.h>
 
-#include "analyze/symbols.h"
-#include "common/common.h"
+#include "analyze/resolve/debuginfod.h"
+#include "analyze/resolve/resolve.h"
+#include <amber/common.h>
 
 #define BUILD_ID "00112233445566778899aabbccddeeff00112233"
 

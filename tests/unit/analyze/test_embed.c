@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "analyze/embed.h"
-#include "common/common.h"
-#include "format/format.h"
+#include "analyze/resolve/resolve.h"
+#include <amber/common.h>
+#include <amber/format.h>
 
 #define BUILD_ID_HEX "0123456789abcdef0123456789abcdef01234567"
 #define OTHER_HEX    "fedcba9876543210fedcba9876543210fedcba98"

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/flame_svg.h"
-#include "analyze/stacks.h"
+#include "analyze/view/flame_svg.h"
+#include "analyze/view/stacks.h"
 
 static char *escaped(const char *s, size_t max)
 {
@@ -24,7 +24,7 @@ static char *escaped(const char *s, size_t max)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(fsvg_put_escaped(f, s, max), 0);
+	assert_int_equal(ana_fsvg_put_escaped(f, s, max), 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -61,7 +61,7 @@ struct frame {
 	char fill[32];
 };
 
-/* Parse the frames of an SVG written by fsvg_write(). */
+/* Parse the frames of an SVG written by ana_fsvg_write(). */
 static size_t parse_frames(const char *svg, struct frame *v, size_t max)
 {
 	const char *p = svg;
@@ -82,43 +82,43 @@ static size_t parse_frames(const char *svg, struct frame *v, size_t max)
 	return n;
 }
 
-static char *render(const struct stk_tree *t, const struct fsvg_opts *o)
+static char *render(const struct ana_stk_tree *t, const struct ana_fsvg_opts *o)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(fsvg_write(f, t, o), 0);
+	assert_int_equal(ana_fsvg_write(f, t, o), 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
 
-static struct stk_tree *sample_tree(void)
+static struct ana_stk_tree *sample_tree(void)
 {
-	const struct stk_frame s1[] = { { "main", STK_USER }, { "work", STK_USER },
-					{ "<evil & \"name\">", STK_INLINE } };
-	const struct stk_frame s2[] = { { "main", STK_USER }, { "sys_read", STK_KERNEL } };
-	const struct stk_frame s3[] = { { "main", STK_USER }, { "0x1234", STK_UNKNOWN } };
-	struct stk_tree *t = stk_tree_new();
+	const struct ana_stk_frame s1[] = { { "main", ANA_STK_USER }, { "work", ANA_STK_USER },
+					{ "<evil & \"name\">", ANA_STK_INLINE } };
+	const struct ana_stk_frame s2[] = { { "main", ANA_STK_USER }, { "sys_read", ANA_STK_KERNEL } };
+	const struct ana_stk_frame s3[] = { { "main", ANA_STK_USER }, { "0x1234", ANA_STK_UNKNOWN } };
+	struct ana_stk_tree *t = ana_stk_tree_new();
 
 	assert_non_null(t);
-	assert_int_equal(stk_tree_add(t, s1, 3, 0, 50), 0);
-	assert_int_equal(stk_tree_add(t, s1, 2, 0, 20), 0);
-	assert_int_equal(stk_tree_add(t, s2, 2, 0, 25), 0);
-	assert_int_equal(stk_tree_add(t, s3, 2, 0, 4), 0);
-	assert_int_equal(stk_tree_add(t, s1, 1, 0, 1), 0);
+	assert_int_equal(ana_stk_tree_add(t, s1, 3, 0, 50), 0);
+	assert_int_equal(ana_stk_tree_add(t, s1, 2, 0, 20), 0);
+	assert_int_equal(ana_stk_tree_add(t, s2, 2, 0, 25), 0);
+	assert_int_equal(ana_stk_tree_add(t, s3, 2, 0, 4), 0);
+	assert_int_equal(ana_stk_tree_add(t, s1, 1, 0, 1), 0);
 	/* The second slot: work grew, sys_read shrank. */
-	assert_int_equal(stk_tree_add(t, s1, 3, 1, 90), 0);
-	assert_int_equal(stk_tree_add(t, s2, 2, 1, 10), 0);
-	assert_int_equal(stk_tree_sort(t), 0);
+	assert_int_equal(ana_stk_tree_add(t, s1, 3, 1, 90), 0);
+	assert_int_equal(ana_stk_tree_add(t, s2, 2, 1, 10), 0);
+	assert_int_equal(ana_stk_tree_sort(t), 0);
 	return t;
 }
 
 static void test_layout(void **state)
 {
-	struct stk_tree *t = sample_tree();
-	struct fsvg_opts o = { .title = "T&T", .width = 1000, .min_width = -1 };
+	struct ana_stk_tree *t = sample_tree();
+	struct ana_fsvg_opts o = { .title = "T&T", .width = 1000, .min_width = -1 };
 	struct frame v[32];
 	char *svg = render(t, &o);
 	size_t n = parse_frames(svg, v, 32), i, j;
@@ -126,7 +126,7 @@ static void test_layout(void **state)
 
 	(void)state;
 	/* Every node is drawn: root, main, work, evil, sys_read, 0x1234. */
-	assert_int_equal(n, stk_tree_count(t));
+	assert_int_equal(n, ana_stk_tree_count(t));
 	assert_non_null(strstr(svg, "&lt;evil &amp; &quot;name&quot;&gt;"));
 	assert_null(strstr(svg, "<evil"));
 	assert_non_null(strstr(svg, ">T&amp;T</text>"));
@@ -166,12 +166,12 @@ static void test_layout(void **state)
 	/* min_width drops what is too narrow: 0x1234 is 4 * 9.8 px. */
 	o.min_width = 40;
 	svg = render(t, &o);
-	assert_int_equal(parse_frames(svg, v, 32), stk_tree_count(t) - 1);
+	assert_int_equal(parse_frames(svg, v, 32), ana_stk_tree_count(t) - 1);
 	assert_null(strstr(svg, "0x1234"));
 	free(svg);
-	o.slot = STK_SLOTS;
-	assert_int_equal(fsvg_write(stdout, t, &o), -EINVAL);
-	stk_tree_free(t);
+	o.slot = ANA_STK_SLOTS;
+	assert_int_equal(ana_fsvg_write(stdout, t, &o), -EINVAL);
+	ana_stk_tree_free(t);
 }
 
 static const struct frame *find(const struct frame *v, size_t n, const char *svg,
@@ -191,8 +191,8 @@ static const struct frame *find(const struct frame *v, size_t n, const char *svg
 
 static void test_colours(void **state)
 {
-	struct stk_tree *t = sample_tree();
-	struct fsvg_opts o = { .min_width = -1 };
+	struct ana_stk_tree *t = sample_tree();
+	struct ana_fsvg_opts o = { .min_width = -1 };
 	struct frame v[32];
 	char *svg = render(t, &o);
 	size_t n = parse_frames(svg, v, 32);
@@ -211,7 +211,7 @@ static void test_colours(void **state)
 	free(svg);
 
 	/* Differential: widths from slot 1; work grew (red), sys_read shrank (blue). */
-	o = (struct fsvg_opts){ .min_width = -1, .slot = 1, .diff = true, .base_slot = 0,
+	o = (struct ana_fsvg_opts){ .min_width = -1, .slot = 1, .diff = true, .base_slot = 0,
 				.new_slot = 1 };
 	svg = render(t, &o);
 	n = parse_frames(svg, v, 32);
@@ -223,48 +223,48 @@ static void test_colours(void **state)
 	/* 0x1234 is absent from slot 1: not drawn. */
 	assert_null(strstr(svg, "0x1234"));
 	free(svg);
-	stk_tree_free(t);
+	ana_stk_tree_free(t);
 }
 
 static void test_option(void **state)
 {
-	struct fsvg_opts o = { .min_width = FSVG_MIN_WIDTH_DEFAULT };
+	struct ana_fsvg_opts o = { .min_width = ANA_FSVG_MIN_WIDTH_DEFAULT };
 
 	(void)state;
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_TITLE, "T"), 0);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_TITLE, "T"), 0);
 	assert_string_equal(o.title, "T");
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "800"), 0);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_WIDTH, "800"), 0);
 	assert_int_equal(o.width, 800);
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_MINWIDTH, "2.5"), 0);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_MINWIDTH, "2.5"), 0);
 	assert_true(o.min_width == 2.5);
 	/* Out of range or malformed: -EINVAL, and @o keeps its values. */
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "99"), -EINVAL);
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "100001"), -EINVAL);
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, "8x"), -EINVAL);
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_WIDTH, ""), -EINVAL);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_WIDTH, "99"), -EINVAL);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_WIDTH, "100001"), -EINVAL);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_WIDTH, "8x"), -EINVAL);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_WIDTH, ""), -EINVAL);
 	assert_int_equal(o.width, 800);
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_MINWIDTH, "-1"), -EINVAL);
-	assert_int_equal(fsvg_option(&o, FSVG_OPT_MINWIDTH, "nan"), -EINVAL);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_MINWIDTH, "-1"), -EINVAL);
+	assert_int_equal(ana_fsvg_option(&o, ANA_FSVG_OPT_MINWIDTH, "nan"), -EINVAL);
 	assert_true(o.min_width == 2.5);
 	/* Not an SVG option: 1, for the next handler. */
-	assert_int_equal(fsvg_option(&o, 'o', "x"), 1);
+	assert_int_equal(ana_fsvg_option(&o, 'o', "x"), 1);
 }
 
 static void test_write_error(void **state)
 {
-	struct stk_tree *t = sample_tree();
-	struct fsvg_opts o = { .min_width = -1 };
+	struct ana_stk_tree *t = sample_tree();
+	struct ana_fsvg_opts o = { .min_width = -1 };
 	FILE *f = fopen("/dev/full", "w");
 
 	(void)state;
 	if (!f) {
-		stk_tree_free(t);
+		ana_stk_tree_free(t);
 		skip();
 	}
 	/* A full device: the cause, not just "failed". */
-	assert_int_equal(fsvg_write(f, t, &o), -ENOSPC);
+	assert_int_equal(ana_fsvg_write(f, t, &o), -ENOSPC);
 	fclose(f);
-	stk_tree_free(t);
+	ana_stk_tree_free(t);
 }
 
 int main(void)

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/symbols.h"
+#include "analyze/resolve/resolve.h"
 
 static const char kallsyms[] =
 	"ffffffff81000000 T _text\n"

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/machine.h"
+#include "analyze/resolve/resolve.h"
 
 struct fixture {
 	struct ana_dso_table *dsos;
@@ -273,9 +273,9 @@ static void test_resolve_after_changes(void **state)
 	comm(f->m, 9, 9, "app", false);
 	t = ana_machine_find_thread(f->m, 9);
 	mmap2(f->m, 9, 0x1000, 0x1000, 0, "/nonexistent/a.so");
-	key = ana_machine_stack_key(f->m, t, &smp);
+	key = ana_stack_key(f->m, NULL, t, &smp);
 	assert_int_not_equal(key, 0);
-	assert_int_equal(ana_machine_stack_key(f->m, t, &smp), key);
+	assert_int_equal(ana_stack_key(f->m, NULL, t, &smp), key);
 	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
 	assert_string_equal(ana_loc_dso_name(&loc), "a.so");
 	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
@@ -283,8 +283,8 @@ static void test_resolve_after_changes(void **state)
 
 	/* Remapped: another DSO at the same address. */
 	mmap2(f->m, 9, 0x1000, 0x1000, 0, "/nonexistent/b.so");
-	assert_int_not_equal(ana_machine_stack_key(f->m, t, &smp), key);
-	key = ana_machine_stack_key(f->m, t, &smp);
+	assert_int_not_equal(ana_stack_key(f->m, NULL, t, &smp), key);
+	key = ana_stack_key(f->m, NULL, t, &smp);
 	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
 	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
 	assert_int_equal(loc.map->start, 0x1000);
@@ -292,22 +292,22 @@ static void test_resolve_after_changes(void **state)
 	/* A forked process has an address space (and key) of its own. */
 	fork_(f->m, PERF_RECORD_FORK, 10, 9, 10, 9);
 	child = ana_machine_find_thread(f->m, 10);
-	assert_int_not_equal(ana_machine_stack_key(f->m, child, &smp), key);
+	assert_int_not_equal(ana_stack_key(f->m, NULL, child, &smp), key);
 	ana_machine_resolve(f->m, child, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
 	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
 
 	/* Exec empties it. */
 	comm(f->m, 9, 9, "app2", true);
-	assert_int_not_equal(ana_machine_stack_key(f->m, t, &smp), key);
+	assert_int_not_equal(ana_stack_key(f->m, NULL, t, &smp), key);
 	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
 	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
 	ana_machine_resolve(f->m, child, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
 	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
 
 	/* Kernel addresses follow the kernel symbols in use. */
-	key = ana_machine_stack_key(f->m, NULL, &smp);
+	key = ana_stack_key(f->m, NULL, NULL, &smp);
 	ana_machine_set_ksyms(f->m, ana_ksyms_parse(ksyms, sizeof(ksyms) - 1));
-	assert_int_not_equal(ana_machine_stack_key(f->m, NULL, &smp), key);
+	assert_int_not_equal(ana_stack_key(f->m, NULL, NULL, &smp), key);
 	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_KERNEL, 0xffffffff81000010ull,
 			    0xffffffff81000010ull, 0, &loc);
 	assert_int_equal(loc.kind, ANA_LOC_KERNEL);

@@ -16,8 +16,9 @@
 
 #include <cmocka.h>
 
-#include "analyze/report_common.h"
-#include "common/common.h"
+#include "analyze/cmd/cmd.h"
+#include <amber/common.h>
+#include "common/util.h"
 
 /* Two memory streams: what ana_out wrote, and what the oracle wrote. */
 struct pair {

@@ -14,8 +14,9 @@
 
 #include <cmocka.h>
 
-#include "analyze/analyze.h"
-#include "common/common.h"
+#include "analyze/replay/replay.h"
+#include "analyze/replay/perf_record.h"
+#include <amber/common.h>
 #include "tests/unit/analyze/synth.h"
 
 /* Every sample_type bit the parser decodes. */

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/unwind.h"
+#include "analyze/resolve/resolve.h"
 
 static void test_unknown_machine(void **state)
 {

@@ -19,11 +19,11 @@
 
 #include <cmocka.h>
 
-#include "analyze/analyze.h"
-#include "analyze/machine.h"
-#include "analyze/symbols.h"
-#include "common/common.h"
-#include "format/format.h"
+#include "analyze/replay/replay.h"
+#include "analyze/replay/perf_record.h"
+#include "analyze/resolve/resolve.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "tests/unit/analyze/synth.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \

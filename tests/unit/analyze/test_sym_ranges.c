@@ -26,8 +26,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/symbols.h"
-#include "common/common.h"
+#include "analyze/resolve/resolve.h"
+#include <amber/common.h>
 
 /* outer [0, 64) local, with label_in (global, sizeless) at 16 and inner
  * [32, 48) local inside it; alias_a and alias_b (weak) share [64, 96);

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/symbols.h"
-#include "common/common.h"
+#include "analyze/resolve/resolve.h"
+#include <amber/common.h>
 
 #define BUILD_ID  "0123456789abcdef0123456789abcdef01234567"
 #define BUILD_ID2 "fedcba9876543210fedcba9876543210fedcba98"

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/tracepoint.h"
-#include "common/common.h"
+#include "analyze/resolve/resolve.h"
+#include <amber/common.h>
 
 #define FMT_HEAD                                                                       \
 	"name: tiny\n"                                                                 \

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/unwind.h"
+#include "analyze/resolve/resolve.h"
 
 /* ---- stack copy bounds --------------------------------------------------- */
 
@@ -167,9 +167,9 @@ static void test_unwinder_arch(void **state)
 	struct ana_unwinder *u;
 
 	errno = 0;
-	assert_null(ana_unwinder_new(EM_386));
+	assert_null(ana_unwinder_new(EM_386, NULL));
 	assert_int_equal(errno, ENOTSUP);
-	u = ana_unwinder_new(EM_X86_64);
+	u = ana_unwinder_new(EM_X86_64, NULL);
 	assert_non_null(u);
 	ana_unwinder_free(u);
 	ana_unwinder_free(NULL);
@@ -303,7 +303,7 @@ static int setup_self(void **state)
 	*state = f;
 	f->dsos = ana_dso_table_new(NULL);
 	f->m = f->dsos ? ana_machine_new(f->dsos) : NULL;
-	f->u = ana_unwinder_new(EM_X86_64);
+	f->u = f->dsos ? ana_unwinder_new(EM_X86_64, f->dsos) : NULL;
 	if (!f->m || !f->u || load_self_maps(f->m))
 		return -1;
 	f->t = ana_machine_thread(f->m, (uint32_t)getpid(), (uint32_t)getpid());
@@ -379,7 +379,7 @@ static void test_unwind_self(void **state)
 	assert_int_equal(chain_top(1), ((1 + 5) * 3 + 1 + 2) * 2);
 	capture_sample(&s, regs, cap.len, cap.len);
 	assert_true(ana_unwind_usable(f->u, &s));
-	ana_unwind_walk_stack(f->u, f->m, f->t, &s, 0, 0, collect, &fr);
+	ana_stack_walk(f->m, f->u, f->t, &s, 0, 0, collect, &fr);
 	assert_true(fr.n >= 4);
 	assert_string_equal(fr.names[0], "chain_leaf");
 	assert_string_equal(fr.names[1], "chain_mid");
@@ -390,7 +390,7 @@ static void test_unwind_self(void **state)
 
 	/* Once more: the DSO is reported already, the result is the same. */
 	fr.n = 0;
-	ana_unwind_walk_stack(f->u, f->m, f->t, &s, 0, 3, collect, &fr);
+	ana_stack_walk(f->m, f->u, f->t, &s, 0, 3, collect, &fr);
 	assert_int_equal(fr.n, 3);
 	assert_string_equal(fr.names[2], "chain_top");
 	ana_unwind_get_stats(f->u, &st);
@@ -413,14 +413,14 @@ static void test_unwind_truncated(void **state)
 	cap.len = CAPTURE_MAX;
 	chain_top(2);
 	capture_sample(&s, regs, cap.len, cap.len);
-	ana_unwind_walk_stack(f->u, f->m, f->t, &s, 0, 0, collect, &full);
+	ana_stack_walk(f->m, f->u, f->t, &s, 0, 0, collect, &full);
 	assert_true(full.n >= 4);
 
 	/* Every copy length from one word up, each a full copy. */
 	for (len = 8; len <= 512; len += 8) {
 		fr.n = 0;
 		capture_sample(&s, regs, len, len);
-		ana_unwind_walk_stack(f->u, f->m, f->t, &s, 0, 0, collect, &fr);
+		ana_stack_walk(f->m, f->u, f->t, &s, 0, 0, collect, &fr);
 		assert_true(fr.n >= 1);
 		for (i = 0; i + 1 < fr.n; i++)
 			assert_string_equal(fr.names[i], full.names[i]);
@@ -449,7 +449,7 @@ static void test_unwind_short_dyn(void **state)
 	cap.len = CAPTURE_MAX;
 	chain_top(3);
 	capture_sample(&s, regs, CAPTURE_MAX, 16);
-	ana_unwind_walk_stack(f->u, f->m, f->t, &s, 0, 0, collect, &fr);
+	ana_stack_walk(f->m, f->u, f->t, &s, 0, 0, collect, &fr);
 	assert_true(fr.n >= 1);
 	assert_string_equal(fr.names[0], "chain_leaf");
 	for (i = 0; i < fr.n; i++)

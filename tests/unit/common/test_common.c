@@ -11,7 +11,8 @@
 
 #include <cmocka.h>
 
-#include "common/common.h"
+#include <amber/common.h>
+#include "common/util.h"
 
 static void test_le_roundtrip(void **state)
 {

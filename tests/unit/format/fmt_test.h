@@ -15,8 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/common.h"
-#include "format/format.h"
+#include <amber/common.h>
+#include "common/util.h"
+#include <amber/format.h>
 
 /* A scratch directory under $TMPDIR (or /tmp), removed by tmpdir_free(). */
 static inline char *tmpdir_new(void)

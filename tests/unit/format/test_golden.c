@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/format/fmt_test.h"
+#include "common/util.h"
 
 static const char *testdata(void)
 {

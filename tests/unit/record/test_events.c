@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "common/common.h"
+#include <amber/common.h>
 #include "record/record.h"
 #include "tests/unit/record/events_util.h"
 

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/* analyze/cmd/amber_analyze.c - amber-analyze: dispatch to a subcommand. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/cmd/cmd.h"
+#include <amber/common.h>
+
+static void print_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "amber-analyze: warning: %s\n", msg);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "info",   ana_cmd_info,   "summarise a recording: header, metadata, blocks, warnings" },
+	{ "verify", ana_cmd_verify, "check every checksum and rule; --salvage OUT rescues intact blocks" },
+	{ "dump",   ana_cmd_dump,   "print every record decoded, without symbols (--json)" },
+	{ "report", ana_cmd_report, "samples by command, shared object and symbol, sorted by overhead" },
+	{ "script", ana_cmd_script, "one line per sample with symbols and callchains (--json)" },
+	{ "flame",  ana_cmd_flame,  "flame graph of the stacks: interactive SVG, or --folded" },
+	{ "diff",   ana_cmd_diff,   "compare two recordings per symbol, with significance tests" },
+	{ "archive", ana_cmd_archive, "copy a recording with the ELF files it needs embedded" },
+	{ "buildids", ana_cmd_buildids, "every DSO with its build-id, hits and where its ELF is found" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: amber-analyze COMMAND [OPTIONS] FILE\n\ncommands:\n");
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'amber-analyze COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	amb_set_warn(print_warning, NULL);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* `amber-analyze help report` is `amber-analyze report --help`. */
+		char *args[] = { argv[2], "--help", NULL };
+
+		for (size_t i = 0; i < AMB_ARRAY_SIZE(commands); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].fn(2, args);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("amber-analyze %s (format %d.%d)\n", AMB_VERSION, AMB_FORMAT_MAJOR,
+		       AMB_FORMAT_MINOR);
+		return 0;
+	}
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "amber-analyze: error: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

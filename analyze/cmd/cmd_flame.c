@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/flame.c - `amber-analyze flame`: a recording's stacks as an
+ * interactive SVG flame graph (flame_svg.h), or as folded stacks for
+ * other tools.
+ *
+ * --reverse reverses every stack, as FlameGraph's --reverse and perf's
+ * caller/callee switch do: leaf functions become the roots (the frames
+ * just above "all") and their callers stack up above them, so the widest
+ * bottom frames are where time is spent, whoever called them.  The graph
+ * is still drawn bottom-up.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/cmd/cmd.h"
+#include <amber/common.h>
+
+static const char usage[] =
+"usage: amber-analyze flame [OPTIONS] FILE\n"
+"\n"
+"A flame graph of the recording's stacks: an interactive SVG (click to zoom,\n"
+"Ctrl-F to search), or folded stacks with --folded.\n"
+"\n"
+"  -o, --output FILE       write to FILE (default: standard output)\n"
+"      --folded            folded stacks, 'outer;...;leaf COUNT' a line\n"
+"      --reverse           reverse stacks: leaf functions are the roots\n"
+"      --weight KIND       samples (default) or period\n"
+"      --title TEXT        the graph's title\n"
+"      --width PX          image width (default 1200)\n"
+"      --minwidth PX       leave out frames narrower than PX (default 0.1)\n"
+"      --no-comm           no command name as the outermost frame\n"
+"      --no-inline         no frames for inlined functions\n"
+"  -e, --event NAME        only samples of this event\n"
+FLAME_FILTER_HELP
+"      --symfs DIR         look for files under DIR\n"
+"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n";
+
+struct flame_args {
+	const char *path, *output;
+	bool folded, reverse, period, no_comm, no_inline;
+	struct ana_fsvg_opts svg;          /* --title, --width, --minwidth */
+	struct ana_pipeline_opts sample;   /* filters, -e, --symfs, --no-debuginfod */
+};
+
+enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_NO_COMM, O_NO_INLINE };
+
+static int flame_option(void *ctx, int c, const char *arg)
+{
+	struct flame_args *a = ctx;
+
+	switch (c) {
+	case 'o': a->output = arg; return 0;
+	case O_FOLDED: a->folded = true; return 0;
+	case O_REVERSE: a->reverse = true; return 0;
+	case O_WEIGHT:
+		if (!strcmp(arg, "period"))
+			a->period = true;
+		else if (!strcmp(arg, "samples"))
+			a->period = false;
+		else
+			return -EINVAL;
+		return 0;
+	case O_NO_COMM: a->no_comm = true; return 0;
+	case O_NO_INLINE: a->no_inline = true; return 0;
+	default: return ana_fsvg_option(&a->svg, c, arg);
+	}
+}
+
+int ana_cmd_flame(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "folded", no_argument, NULL, O_FOLDED },
+		{ "reverse", no_argument, NULL, O_REVERSE },
+		{ "weight", required_argument, NULL, O_WEIGHT },
+		{ "no-comm", no_argument, NULL, O_NO_COMM },
+		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		ANA_FSVG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct ana_cmd_desc desc = { "flame", usage, "o:", opts, 1, 1 };
+	struct flame_args a = { .svg.min_width = ANA_FSVG_MIN_WIDTH_DEFAULT };
+	struct ana_flame_load_opts lo = { 0 };
+	struct ana_flame_load_stats st;
+	struct ana_stk_tree *t = NULL;
+	FILE *f = NULL;
+	char subtitle[256];
+	int err, rc;
+
+	ana_pipeline_opts_init(&a.sample);
+	rc = ana_cmd_parse(&desc, argc, argv, &a.sample, flame_option, &a, &a.path);
+	if (rc != ANA_CMD_GO_ON)
+		goto out;
+	rc = 1;
+	t = ana_stk_tree_new();
+	if (!t) {
+		ana_cmd_error("flame", "%s", strerror(errno));
+		goto out;
+	}
+	lo = (struct ana_flame_load_opts){
+		.sample = &a.sample, .key = ANA_FLAME_KEY_STACK, .period = a.period,
+		.reverse = a.reverse, .comm = !a.no_comm, .inline_frames = !a.no_inline,
+	};
+	err = ana_flame_load(a.path, t, 0, &lo, &st);
+	if (err) {
+		ana_cmd_fail("flame", a.path, err);
+		goto out;
+	}
+	err = ana_stk_tree_sort(t);
+	if (err) {
+		ana_cmd_error("flame", "%s", strerror(-err));
+		goto out;
+	}
+	f = ana_output_open(a.output);
+	if (!f) {
+		ana_cmd_error("flame", "cannot create %s: %s", a.output, strerror(errno));
+		goto out;
+	}
+	if (a.folded) {
+		err = ana_stk_tree_write_folded(t, 0, f);
+	} else {
+		struct ana_fsvg_opts so = a.svg;
+
+		if (!so.title)
+			so.title = a.reverse ? "Flame Graph (reversed: leaves at the root)" :
+					       "Flame Graph";
+		so.subtitle = subtitle;
+		so.unit = a.period ? "period" : "samples";
+		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples",
+			 a.path, st.added, st.samples);
+		err = ana_fsvg_write(f, t, &so);
+	}
+	err = ana_output_close(f, err);
+	f = NULL;
+	if (err) {
+		ana_cmd_error("flame", "writing %s: %s", ana_output_name(a.output), strerror(-err));
+		goto out;
+	}
+	rc = 0;
+out:
+	ana_output_close(f, 0);
+	ana_stk_tree_free(t);
+	ana_pipeline_opts_free(&a.sample);
+	return rc;
+}

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/info.c - `amber-analyze info FILE`: what a recording holds, from
+ * its header, tables and block headers, without decoding records (unless
+ * --records asks for exact counts).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analyze/cmd/cmd.h"
+#include <amber/common.h>
+
+static const char usage[] =
+	"usage: amber-analyze info [--records] FILE\n"
+	"\n"
+	"Print the file header, the metadata, the events, block counts and sizes\n"
+	"per type and per stream (CPU), the time span, and every problem the\n"
+	"reader stepped over (torn tail, bad checksums, missing trailer).\n"
+	"\n"
+	"  -r, --records  also decode every record for exact sample, lost and\n"
+	"                 per-type counts (reads the whole file)\n"
+	"  -h, --help     this help\n"
+	"\n"
+	"exit status: 0 success (problems are listed, not fatal); 2 usage error\n"
+	"or the file cannot be opened.\n";
+
+static const char *machine_name(uint16_t m)
+{
+	switch (m) {
+	case 3: return "i386";
+	case 20: return "ppc";
+	case 21: return "ppc64";
+	case 22: return "s390";
+	case 40: return "arm";
+	case 62: return "x86_64";
+	case 183: return "aarch64";
+	case 243: return "riscv";
+	default: return "unknown";
+	}
+}
+
+/* Print @s with control characters escaped, so that a value stays one line. */
+static void print_oneline(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			fputs("\\n", stdout);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\x%02x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+}
+
+static void print_sample_type(uint64_t st)
+{
+	static const struct { uint64_t bit; const char *name; } bits[] = {
+		{ PERF_SAMPLE_IDENTIFIER, "IDENTIFIER" }, { PERF_SAMPLE_IP, "IP" },
+		{ PERF_SAMPLE_TID, "TID" }, { PERF_SAMPLE_TIME, "TIME" },
+		{ PERF_SAMPLE_ADDR, "ADDR" }, { PERF_SAMPLE_ID, "ID" },
+		{ PERF_SAMPLE_STREAM_ID, "STREAM_ID" }, { PERF_SAMPLE_CPU, "CPU" },
+		{ PERF_SAMPLE_PERIOD, "PERIOD" }, { PERF_SAMPLE_READ, "READ" },
+		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" }, { PERF_SAMPLE_RAW, "RAW" },
+		{ PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK" },
+		{ PERF_SAMPLE_REGS_USER, "REGS_USER" }, { PERF_SAMPLE_STACK_USER, "STACK_USER" },
+		{ PERF_SAMPLE_WEIGHT, "WEIGHT" }, { PERF_SAMPLE_DATA_SRC, "DATA_SRC" },
+		{ PERF_SAMPLE_TRANSACTION, "TRANSACTION" }, { PERF_SAMPLE_REGS_INTR, "REGS_INTR" },
+		{ PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR" }, { PERF_SAMPLE_AUX, "AUX" },
+		{ PERF_SAMPLE_CGROUP, "CGROUP" }, { PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE" },
+		{ PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE" },
+		{ PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT" },
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(bits); i++) {
+		if (st & bits[i].bit) {
+			printf("%s%s", sep, bits[i].name);
+			sep = "|";
+			st &= ~bits[i].bit;
+		}
+	}
+	if (st)
+		printf("%s0x%llx", sep, (unsigned long long)st);
+}
+
+static double ratio(uint64_t raw, uint64_t stored)
+{
+	return stored ? (double)raw / (double)stored : 0.0;
+}
+
+static void print_header(struct amb_reader *r, const char *path)
+{
+	const struct amb_file_header *h = amb_reader_header(r);
+	time_t secs = (time_t)(h->created_ns / 1000000000u);
+	char when[64] = "?";
+	struct tm tm;
+
+	if (gmtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("file:       %s (%llu bytes)\n", path,
+	       (unsigned long long)amb_reader_file_size(r));
+	printf("format:     %u.%u\n", h->major, h->minor);
+	printf("producer:   %s-endian, %u-bit, %s (e_machine %u)\n",
+	       h->producer_endian == AMB_ENDIAN_LITTLE ? "little" : "big",
+	       h->producer_word_size * 8u, machine_name(h->producer_machine),
+	       h->producer_machine);
+	printf("uuid:       ");
+	for (int i = 0; i < 16; i++)
+		printf("%02x%s", h->uuid[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+	printf("\ncreated:    %s.%09llu UTC\n", when,
+	       (unsigned long long)(h->created_ns % 1000000000u));
+	printf("closed:     %s\n", amb_reader_indexed(r) ? "yes (trailer and index)"
+							 : "no (blocks found by scanning)");
+}
+
+static void print_events(const struct ana_session *s)
+{
+	size_t n = ana_session_event_count(s);
+
+	printf("\nevents: %zu\n", n);
+	for (size_t i = 0; i < n; i++) {
+		const struct ana_event *e = ana_session_event(s, i);
+
+		printf("  [%u] %s: type %u config 0x%llx, %s %llu, sample_type ", e->index, e->name,
+		       e->attr.type, (unsigned long long)e->attr.config,
+		       e->attr.freq ? "freq" : "period", (unsigned long long)e->attr.sample_period);
+		print_sample_type(e->attr.sample_type);
+		printf(", %u id%s", e->nr_ids, e->nr_ids == 1 ? "" : "s");
+		if (e->leader != UINT32_MAX && e->leader != e->index)
+			printf(", leader [%u]", e->leader);
+		if (e->flags & AMB_EVENT_FALLBACK)
+			printf(", fallback (opened in place of an unavailable event)");
+		printf("\n");
+	}
+}
+
+struct block_sum {
+	uint64_t blocks, raw, stored, records;
+};
+
+static void add_block(struct block_sum *b, const struct amb_block_info *bi)
+{
+	b->blocks++;
+	b->raw += bi->raw_size;
+	b->stored += bi->stored_size;
+	b->records += bi->record_count;
+}
+
+static void print_sum(const char *name, const struct block_sum *b)
+{
+	printf("  %-12s %8llu %10llu %14llu %14llu %7.2f\n", name,
+	       (unsigned long long)b->blocks, (unsigned long long)b->records,
+	       (unsigned long long)b->raw, (unsigned long long)b->stored,
+	       ratio(b->raw, b->stored));
+}
+
+/* A RING block by its stream, for summing each stream's blocks. */
+struct stream_block {
+	uint32_t stream;
+	size_t block;
+};
+
+static int stream_block_cmp(const void *a, const void *b)
+{
+	const struct stream_block *x = a, *y = b;
+
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return x->block < y->block ? -1 : x->block > y->block;
+}
+
+/* Blocks per type and per RING stream; returns -ENOMEM or 0. */
+static int print_blocks(struct amb_reader *r)
+{
+	struct block_sum types[AMB_BLOCK_TYPE_MAX_KNOWN + 2] = { { 0 } }, total = { 0 };
+	size_t n = amb_reader_block_count(r), nring = 0;
+	uint64_t t0 = 0, t1 = 0;
+	struct stream_block *ring;
+
+	ring = calloc(n ? n : 1, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct amb_block_info *bi = amb_reader_block(r, i);
+		unsigned t = bi->type <= AMB_BLOCK_TYPE_MAX_KNOWN ? bi->type
+								  : AMB_BLOCK_TYPE_MAX_KNOWN + 1;
+
+		add_block(&types[t], bi);
+		add_block(&total, bi);
+		if (bi->type == AMB_BLOCK_RING)
+			ring[nring++] = (struct stream_block){ bi->stream, i };
+		if ((bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH) && bi->first_time) {
+			if (!t0 || bi->first_time < t0)
+				t0 = bi->first_time;
+			/* A damaged block may end before it starts. */
+			t1 = AMB_MAX(t1, AMB_MAX(bi->first_time, bi->last_time));
+		}
+	}
+	printf("\nblocks:           blocks    records      raw bytes   stored bytes   ratio\n");
+	for (unsigned t = 0; t < AMB_ARRAY_SIZE(types); t++)
+		if (types[t].blocks)
+			print_sum(t <= AMB_BLOCK_TYPE_MAX_KNOWN ? amb_block_type_name(t) : "unknown",
+				  &types[t]);
+	print_sum("total", &total);
+
+	/* One pass over the blocks sorted by stream, whatever the number of
+	 * streams a file claims. */
+	qsort(ring, nring, sizeof(*ring), stream_block_cmp);
+	if (nring)
+		printf("\nstreams:          blocks    records      raw bytes   stored bytes   ratio\n");
+	for (size_t i = 0; i < nring;) {
+		struct block_sum b = { 0 };
+		uint32_t stream = ring[i].stream;
+		char name[32];
+
+		for (; i < nring && ring[i].stream == stream; i++)
+			add_block(&b, amb_reader_block(r, ring[i].block));
+		snprintf(name, sizeof(name), "cpu %u", stream);
+		print_sum(name, &b);
+	}
+	free(ring);
+
+	if (t0)
+		printf("\ntime:       %llu.%09llu .. %llu.%09llu (%.6f s)\n",
+		       (unsigned long long)(t0 / 1000000000u), (unsigned long long)(t0 % 1000000000u),
+		       (unsigned long long)(t1 / 1000000000u), (unsigned long long)(t1 % 1000000000u),
+		       (double)(t1 - t0) / 1e9);
+	else
+		printf("\ntime:       no timestamped records\n");
+	return 0;
+}
+
+struct type_counts {
+	uint64_t n[PERF_RECORD_MAX + 1];
+};
+
+static int count_type(void *ctx, const struct ana_record *rec)
+{
+	struct type_counts *tc = ctx;
+
+	tc->n[rec->type < PERF_RECORD_MAX ? rec->type : PERF_RECORD_MAX]++;
+	return 0;
+}
+
+static int print_records(struct ana_session *s)
+{
+	struct ana_session_stats st;
+	struct type_counts *tc = calloc(1, sizeof(*tc));
+	int err;
+
+	if (!tc)
+		return -1;
+	err = ana_session_for_each(s, count_type, tc);
+	ana_session_get_stats(s, &st);
+	printf("\nrecords:    %llu (%llu samples, %llu undecodable)\n",
+	       (unsigned long long)st.records, (unsigned long long)st.samples,
+	       (unsigned long long)st.bad_records);
+	for (unsigned t = 0; t <= PERF_RECORD_MAX; t++)
+		if (tc->n[t])
+			printf("  %-16s %llu\n", t < PERF_RECORD_MAX ? ana_record_type_name(t) : "other",
+			       (unsigned long long)tc->n[t]);
+	printf("lost:       %llu records (LOST), %llu samples (LOST_SAMPLES)\n",
+	       (unsigned long long)st.lost, (unsigned long long)st.lost_samples);
+	free(tc);
+	return err;
+}
+
+static int info_option(void *ctx, int c, const char *arg)
+{
+	if (c != 'r')
+		return 1;
+	*(bool *)ctx = true;
+	return 0;
+}
+
+int ana_cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "records", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct ana_cmd_desc desc = { "info", usage, "r", opts, 1, 1 };
+	struct ana_session *s = NULL;
+	bool records = false;
+	struct amb_reader *r;
+	amb_warn_fn old;
+	const char *path = NULL;
+	int err, rc;
+	size_t np;
+
+	rc = ana_cmd_parse(&desc, argc, argv, NULL, info_option, &records, &path);
+	if (rc != ANA_CMD_GO_ON)
+		return rc;
+	rc = 0;
+	/* The reader's problems are listed below, not warned about twice. */
+	old = amb_set_warn(NULL, NULL);
+	err = ana_session_open(path, &s);
+	amb_set_warn(old, NULL);
+	if (err) {
+		ana_cmd_error("info", "%s: %s", path, amb_strerror(err));
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	r = ana_session_reader(s);
+	print_header(r, path);
+
+	printf("\nmetadata:\n");
+	for (size_t i = 0; i < ana_session_meta_count(s); i++) {
+		const char *val, *key = ana_session_meta_at(s, i, &val);
+
+		printf("  %-24s ", key);
+		print_oneline(val);
+		printf("\n");
+	}
+	print_events(s);
+	if (print_blocks(r) || (records && print_records(s))) {
+		fflush(stdout);
+		ana_cmd_error("info", "%s: out of memory", path);
+		rc = 2;
+		goto out;
+	}
+
+	np = amb_reader_problem_count(r);
+	printf("\nproblems:   %zu\n", np);
+	for (size_t i = 0; i < np; i++)
+		printf("  warning: %s\n", amb_reader_problem(r, i)->msg);
+out:
+	fflush(stdout);
+	ana_session_close(s);
+	return rc;
+}

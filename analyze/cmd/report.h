@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/cmd/report.h - what cmd_report.c (aggregation, options) and
+ * report_print.c (the table, call graphs, JSON) share: the histogram and
+ * its entries, the call graph tree, the sort keys and the report's state.
+ */
+#ifndef AMB_ANALYZE_REPORT_H
+#define AMB_ANALYZE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/cmd/cmd.h"
+#include "common/hashmap.h"
+#include <amber/common.h>
+
+#define KEY_SEP '\x1f'
+#define MAX_FRAMES 1024
+
+enum sort_kind { SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT, SK_FIELD };
+
+struct sort_key {
+	enum sort_kind kind;
+	const char *name;       /* header, or the tracepoint field's name */
+	bool per_frame;         /* depends on the frame (dso, sym, srcline) */
+};
+
+/* The sort keys --sort knows, indexed by enum sort_kind (report.c). */
+struct ana_report_sort_name {
+	const char *opt, *header;
+	enum sort_kind kind;
+};
+extern const struct ana_report_sort_name ana_report_sort_names[SK_FIELD];
+
+/* A node of an entry's call graph: one function on the path. */
+struct cg_node {
+	const char *name;       /* interned */
+	uint64_t period;
+	struct cg_node *child, *next;
+};
+
+struct hist_entry {
+	char *key;              /* values joined by KEY_SEP */
+	uint64_t samples, period, children;
+	uint64_t stamp;         /* the last sample that added to @children */
+	struct cg_node *cg;     /* callers (or callees) of the entry */
+};
+
+/*
+ * One event's entries.  @by_key finds an entry by its key string; @by_id
+ * by its key identity: the values of a (sample, frame) pair's keys, named
+ * by numbers and by pointers to strings that stay unchanged while the
+ * report runs (command names, DSO names, symbol names: see key_identity).
+ * Equal identities make equal key strings, so a hit needs no key string;
+ * the converse need not hold (two DSOs with one short name), which only
+ * costs a second identity for the same entry.  An identity is
+ * report.id_words words of @ids, found by its index there.
+ */
+struct hist {
+	const struct ana_event *evt;
+	struct hist_entry **entries;
+	size_t nr, cap;
+	struct amb_hashmap by_key;      /* key string -> entry */
+	struct amb_hashmap by_id;       /* identity index -> entry */
+	uint64_t *ids;
+	size_t nr_ids, cap_ids;         /* in identities */
+	uint64_t samples, period;
+};
+
+/*
+ * A resolved stack.  What a sample adds to a histogram depends only on its
+ * keys' sample values (command, pid, ...), its callchain (without --children
+ * and -g: up to its first address), its cpumode and the state of its
+ * thread's address space (ana_pipeline_stack_key), so a sample that repeats
+ * all of these (most do: a profile has far fewer stacks than samples)
+ * reuses the first one's entries and call graph path instead of resolving
+ * every frame and finding its entry again.  Memos are dropped and
+ * collected anew past MEMO_MAX_BYTES.
+ */
+#define MEMO_MAX_BYTES (8u << 20)
+#define MEMO_MAX_WORDS 1024          /* longer keys are not memoized */
+
+struct stack_memo {
+	uint64_t *key;                  /* nr_key words (memo_key) */
+	struct hist_entry *self;        /* the leaf's entry */
+	struct hist_entry **children;   /* distinct entries on the stack (--children) */
+	const char **names;             /* the call graph path (-g) */
+	uint32_t nr_key, nr_children, nr_names;
+};
+
+struct memo_table {
+	struct amb_hashmap map;         /* memo key -> struct stack_memo */
+	size_t bytes;
+	uint64_t *key;                  /* the current sample's, MEMO_MAX_WORDS */
+	uint32_t nr_key;
+	uint64_t hash;
+};
+
+struct report {
+	/* options */
+	struct sort_key keys[16];
+	size_t nr_keys;
+	const char *sort;
+	bool children, json, callgraph, caller, inline_frames;
+	double cg_limit, percent_limit;
+	struct ana_pipeline_opts opts; /* filters, -e, --symfs, --no-debuginfod */
+	/* state */
+	struct ana_pipeline *p;
+	struct ana_session *s;
+	struct ana_tp *tp;
+	struct hist *hists;      /* per event, + 1 for samples of no event */
+	size_t nr_hists;
+	struct ana_intern strings;
+	/* Interned call graph names by the address of their source string
+	 * (the symbol caches' and KSYMS' names outlive the report), tagged
+	 * with whether the frame is an inlined one: each name is interned
+	 * once, not per frame. */
+	struct amb_hashmap cg_names;    /* source address << 1 | inlined -> name */
+	struct amb_buf key, val;
+	bool fast_keys;          /* every key has an identity (key_identity) */
+	size_t id_words;         /* 2 per key */
+	uint64_t stamp;          /* samples given to --children so far */
+	uint64_t samples_seen, filtered; /* the pipeline's counts */
+	unsigned want;           /* ANA_SYM_* the keys need */
+	struct ana_progress progress;
+	/* the stack of the current sample */
+	struct frame { struct ana_loc loc; const char *name; bool inlined; } *frames;
+	unsigned nr_frames;
+	int frame_err;                 /* collect_frame() failed */
+	const char **cg_path;          /* its call graph path, MAX_FRAMES */
+	unsigned nr_cg_path;
+	struct hist_entry **stack_entries; /* its distinct entries, MAX_FRAMES */
+	bool memo_on;                  /* fast_keys: stacks can be memoized */
+	struct memo_table memos;
+};
+
+/* The header lines: host, kernel, command, duration, samples, events. */
+void ana_report_print_header(struct report *r, struct ana_out *o);
+
+/* One event's table (or JSON object), entries sorted by overhead, each with
+ * its call graph when -g was given.  *@first_json tracks the JSON commas. */
+void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, bool *first_json);
+
+#endif /* AMB_ANALYZE_REPORT_H */

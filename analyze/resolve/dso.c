@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/dso.c - the DSO table, keyed by build-id, and the search for each
+ * DSO's ELF file (the order is documented at ana_dso_resolve in
+ * symbols.h).  A file whose build-id differs from the recorded one is
+ * never used: symbols from another build would be silently wrong.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <elfutils/libdwelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/resolve/debuginfod.h"
+#include "analyze/resolve/dso.h"
+#include "analyze/resolve/symbols.h"
+#include <amber/common.h>
+
+struct buildid_note {
+	char *path;
+	uint8_t id[ANA_BUILD_ID_MAX];
+	uint8_t len;
+};
+
+struct ana_dso_table {
+	struct ana_dso_opts opts;
+	struct ana_dso **dsos;
+	size_t nr, cap;
+	struct buildid_note *notes;   /* the recording's BUILDID table */
+	size_t nr_notes, cap_notes;
+	ana_dso_embedded_fn embedded;
+	void *embedded_ctx;
+	struct ana_debuginfod *debuginfod;   /* made when first needed */
+	bool debuginfod_failed;              /* ... and not made: no servers */
+};
+
+struct ana_dso_table *ana_dso_table_new(const struct ana_dso_opts *opts)
+{
+	struct ana_dso_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	if (opts)
+		t->opts = *opts;
+	elf_version(EV_CURRENT);
+	return t;
+}
+
+void ana_dso_table_free(struct ana_dso_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nr; i++) {
+		ana_sym_cache_free(t->dsos[i]->syms);
+		free(t->dsos[i]->path);
+		free(t->dsos[i]->elf_path);
+		free(t->dsos[i]);
+	}
+	for (i = 0; i < t->nr_notes; i++)
+		free(t->notes[i].path);
+	ana_debuginfod_free(t->debuginfod);
+	free(t->notes);
+	free(t->dsos);
+	free(t);
+}
+
+void ana_dso_table_set_embedded(struct ana_dso_table *t, ana_dso_embedded_fn fn, void *ctx)
+{
+	t->embedded = fn;
+	t->embedded_ctx = ctx;
+}
+
+int ana_dso_table_add_buildid(struct ana_dso_table *t, const char *path,
+			      const uint8_t *build_id, size_t len)
+{
+	struct buildid_note *n;
+
+	if (!len || len > ANA_BUILD_ID_MAX)
+		return 0;
+	if (t->nr_notes == t->cap_notes) {
+		size_t cap = t->cap_notes ? t->cap_notes * 2 : 32;
+
+		n = realloc(t->notes, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		t->notes = n;
+		t->cap_notes = cap;
+	}
+	n = &t->notes[t->nr_notes];
+	n->path = strdup(path);
+	if (!n->path)
+		return -ENOMEM;
+	memcpy(n->id, build_id, len);
+	n->len = (uint8_t)len;
+	t->nr_notes++;
+	return 0;
+}
+
+static const struct buildid_note *note_find(const struct ana_dso_table *t, const char *path)
+{
+	size_t i;
+
+	/* The last entry for a path wins: a later one describes a newer file. */
+	for (i = t->nr_notes; i-- > 0;)
+		if (!strcmp(t->notes[i].path, path))
+			return &t->notes[i];
+	return NULL;
+}
+
+static enum ana_dso_type type_of(const char *path, bool exec)
+{
+	if (!strcmp(path, "[vdso]"))
+		return ANA_DSO_TYPE_VDSO;
+	if (!strncmp(path, "[kernel.kallsyms]", 17))
+		return ANA_DSO_TYPE_KERNEL;
+	if (!*path || !strcmp(path, "//anon") || !strncmp(path, "/anon_hugepage", 14) ||
+	    !strncmp(path, "[anon", 5) || !strcmp(path, "[heap]") ||
+	    !strncmp(path, "[stack", 6) || !strncmp(path, "/dev/zero", 9) ||
+	    !strncmp(path, "/memfd:", 7) || !strncmp(path, "/SYSV", 5))
+		return exec ? ANA_DSO_TYPE_JIT : ANA_DSO_TYPE_ANON;
+	if (!strncmp(path, "/tmp/perf-", 10))
+		return ANA_DSO_TYPE_JIT;
+	return ANA_DSO_TYPE_FILE;
+}
+
+static bool dso_matches(const struct ana_dso *d, const char *path, const uint8_t *id,
+			size_t len)
+{
+	if (len || d->build_id_len)
+		return d->build_id_len == len && !memcmp(d->build_id, id, len) &&
+		       (len || !strcmp(d->path, path));
+	return !strcmp(d->path, path);
+}
+
+struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
+				  const uint8_t *build_id, size_t len, bool exec,
+				  uint32_t pid)
+{
+	enum ana_dso_type type = type_of(path, exec);
+	char jit_name[48];
+	struct ana_dso *d;
+	size_t i;
+
+	if (len > ANA_BUILD_ID_MAX)
+		len = 0;
+	if (type == ANA_DSO_TYPE_JIT) {
+		/* perf's name for code nobody describes. */
+		snprintf(jit_name, sizeof(jit_name), "[JIT] tid %u", pid);
+		path = jit_name;
+		len = 0;
+	} else if (type == ANA_DSO_TYPE_ANON) {
+		path = "//anon";
+		len = 0;
+	} else if (!len && (type == ANA_DSO_TYPE_FILE || type == ANA_DSO_TYPE_VDSO)) {
+		const struct buildid_note *n = note_find(t, path);
+
+		if (n) {
+			build_id = n->id;
+			len = n->len;
+		}
+	}
+	/* Linear: a recording maps tens to hundreds of distinct DSOs, and
+	 * callers cache the map -> DSO link. */
+	for (i = 0; i < t->nr; i++)
+		if (dso_matches(t->dsos[i], path, build_id, len))
+			return t->dsos[i];
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		struct ana_dso **n = realloc(t->dsos, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->dsos = n;
+		t->cap = cap;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	d->short_name = strrchr(d->path, '/');
+	d->short_name = d->short_name && d->short_name[1] && type == ANA_DSO_TYPE_FILE ?
+			d->short_name + 1 : d->path;
+	if (len)
+		memcpy(d->build_id, build_id, len);
+	d->build_id_len = (uint8_t)len;
+	d->type = type;
+	/* A [vdso] is looked for only as an embedded image, by build-id. */
+	if (type != ANA_DSO_TYPE_FILE && !(type == ANA_DSO_TYPE_VDSO && len))
+		d->status = ANA_DSO_NO_FILE;
+	t->dsos[t->nr++] = d;
+	return d;
+}
+
+char *ana_dso_build_id_hex(const struct ana_dso *d, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < d->build_id_len; i++) {
+		buf[2 * i] = hex[d->build_id[i] >> 4];
+		buf[2 * i + 1] = hex[d->build_id[i] & 15];
+	}
+	buf[2 * i] = '\0';
+	return buf;
+}
+
+/*
+ * Build-id of the ELF at @path into @id (ANA_BUILD_ID_MAX bytes).  Returns
+ * its length (0: the file has none), or -errno / -ENOEXEC for a file that
+ * is not ELF.
+ */
+static ssize_t file_build_id(const char *path, uint8_t *id)
+{
+	const void *p;
+	ssize_t n;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		n = -ENOEXEC;
+		goto out;
+	}
+	n = dwelf_elf_gnu_build_id(elf, &p);
+	if (n < 0 || n > ANA_BUILD_ID_MAX)
+		n = 0;
+	else if (n)
+		memcpy(id, p, (size_t)n);
+out:
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+static bool fmt_ok(int n, size_t len)
+{
+	return n > 0 && (size_t)n < len;
+}
+
+/* Outcome of trying one candidate file. */
+enum try_result { TRY_ABSENT, TRY_MISMATCH, TRY_OK };
+
+static enum try_result try_candidate(struct ana_dso *d, const char *path, char *why,
+				     size_t why_len)
+{
+	uint8_t id[ANA_BUILD_ID_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return TRY_ABSENT;
+	n = file_build_id(path, id);
+	if (n < 0)
+		return TRY_ABSENT;
+	if (!d->build_id_len) {
+		/* Nothing to check against: the path is all we have. */
+		d->verified = false;
+		return TRY_OK;
+	}
+	if ((size_t)n == d->build_id_len && !memcmp(id, d->build_id, (size_t)n)) {
+		d->verified = true;
+		return TRY_OK;
+	}
+	if (!why[0]) {
+		char hex[2 * ANA_BUILD_ID_MAX + 1];
+		static const char hx[] = "0123456789abcdef";
+		ssize_t i;
+
+		for (i = 0; i < n; i++) {
+			hex[2 * i] = hx[id[i] >> 4];
+			hex[2 * i + 1] = hx[id[i] & 15];
+		}
+		hex[n > 0 ? 2 * n : 0] = '\0';
+		if (snprintf(why, why_len, "%s has build-id %s", path, n ? hex : "(none)") < 0)
+			why[0] = '\0';
+	}
+	return TRY_MISMATCH;
+}
+
+/* A file to try, and which step of the search it stands for. */
+struct dso_cand {
+	char path[4200];
+	enum ana_dso_origin origin;
+};
+
+#define DSO_CANDS_MAX 8
+
+/* Append "<fmt>" as a candidate of @origin; a path that does not fit is
+ * left out (no real file has it). */
+static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin,
+		     const char *fmt, ...) AMB_PRINTF(4, 5);
+static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	assert(*n < DSO_CANDS_MAX);
+	va_start(ap, fmt);
+	len = vsnprintf(c[*n].path, sizeof(c[*n].path), fmt, ap);
+	va_end(ap);
+	if (!fmt_ok(len, sizeof(c[*n].path)))
+		return;
+	c[*n].origin = origin;
+	(*n)++;
+}
+
+/* Steps 1-5 of ana_dso_resolve for @d, in order, into @c. */
+static size_t local_candidates(const struct ana_dso_table *t, const struct ana_dso *d,
+			       struct dso_cand *c)
+{
+	const char *symfs = t->opts.symfs;
+	const char *home = t->opts.home ? t->opts.home : getenv("HOME");
+	char hex[2 * ANA_BUILD_ID_MAX + 1], dbg[4200];
+	size_t n = 0;
+
+	ana_dso_build_id_hex(d, hex);
+	if (d->build_id_len && t->embedded) {
+		const char *p = t->embedded(t->embedded_ctx, d->build_id, d->build_id_len);
+
+		if (p)
+			cand_add(c, &n, ANA_DSO_FROM_EMBEDDED, "%s", p);
+	}
+	if (d->type != ANA_DSO_TYPE_FILE)
+		return n;   /* a [vdso] exists only in memory, or embedded */
+	/* perf's --symfs: the recorded path under DIR, never on this host. */
+	if (symfs)
+		cand_add(c, &n, ANA_DSO_FROM_SYMFS, "%s/%s", symfs, d->path);
+	else
+		cand_add(c, &n, ANA_DSO_FROM_PATH, "%s", d->path);
+	if (!d->build_id_len)
+		return n;   /* only the recorded path is safe without a build-id */
+	if (t->opts.debug_dir)
+		snprintf(dbg, sizeof(dbg), "%s", t->opts.debug_dir);
+	else
+		snprintf(dbg, sizeof(dbg), "%s/usr/lib/debug", symfs ? symfs : "");
+	cand_add(c, &n, ANA_DSO_FROM_DEBUG_DIR, "%s/.build-id/%.2s/%s.debug", dbg, hex, hex + 2);
+	if (home) {
+		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, "%s/.debug/.build-id/%.2s/%s", home, hex,
+			 hex + 2);
+		/* perf >= 4.x caches a directory holding "elf" and "debug". */
+		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, "%s/.debug/.build-id/%.2s/%s/elf", home,
+			 hex, hex + 2);
+	}
+	if (symfs)
+		cand_add(c, &n, ANA_DSO_FROM_SYMFS, "%s/.build-id/%.2s/%s", symfs, hex, hex + 2);
+	return n;
+}
+
+/* Take @path as @d's ELF.  False only when out of memory. */
+static bool dso_found(struct ana_dso *d, const char *path, enum ana_dso_origin origin)
+{
+	d->elf_path = strdup(path);
+	if (!d->elf_path)
+		return false;
+	d->origin = origin;
+	d->status = ANA_DSO_FOUND;
+	return true;
+}
+
+/*
+ * Step 6: ask the debuginfod servers for the executable, else the debug
+ * info, of @d.  The client is made on first use; a table whose client
+ * cannot be made asks no more.
+ */
+static enum try_result try_debuginfod(struct ana_dso_table *t, struct ana_dso *d, char *why,
+				      size_t why_len, char **path)
+{
+	enum try_result res = TRY_ABSENT;
+
+	*path = NULL;
+	if (t->opts.no_debuginfod || !d->build_id_len || d->type != ANA_DSO_TYPE_FILE ||
+	    t->debuginfod_failed)
+		return TRY_ABSENT;
+	if (!t->debuginfod) {
+		t->debuginfod = ana_debuginfod_new();
+		if (!t->debuginfod) {
+			t->debuginfod_failed = true;
+			return TRY_ABSENT;
+		}
+	}
+	for (int debuginfo = 0; debuginfo < 2 && res != TRY_OK; debuginfo++) {
+		char *p = ana_debuginfod_find(t->debuginfod, d->build_id, d->build_id_len,
+					      debuginfo);
+
+		if (!p)
+			continue;
+		res = try_candidate(d, p, why, why_len);
+		if (res == TRY_OK)
+			*path = p;
+		else
+			free(p);
+	}
+	return res;
+}
+
+/* The search itself, done once per DSO: ana_dso_resolve() is called for
+ * every frame, and this one's frame is 34 KiB of candidate paths. */
+static enum ana_dso_status dso_search(struct ana_dso_table *t, struct ana_dso *d)
+{
+	struct dso_cand cand[DSO_CANDS_MAX];
+	char why[4400] = "";
+	char hex[2 * ANA_BUILD_ID_MAX + 1];
+	const char *dbg = t->opts.debug_dir ? t->opts.debug_dir : "/usr/lib/debug";
+	bool mismatch = false;
+	enum try_result r;
+	char *found;
+	size_t n, i;
+
+	n = local_candidates(t, d, cand);
+	for (i = 0; i < n; i++) {
+		r = try_candidate(d, cand[i].path, why, sizeof(why));
+		if (r == TRY_OK)
+			return dso_found(d, cand[i].path, cand[i].origin) ? d->status
+									   : ANA_DSO_UNRESOLVED;
+		mismatch |= r == TRY_MISMATCH;
+	}
+	if (d->type == ANA_DSO_TYPE_VDSO) {
+		/* Not embedded: nothing else can have it, and nothing to warn. */
+		d->status = ANA_DSO_NO_FILE;
+		return d->status;
+	}
+	r = try_debuginfod(t, d, why, sizeof(why), &found);
+	if (r == TRY_OK) {
+		bool ok = dso_found(d, found, ANA_DSO_FROM_DEBUGINFOD);
+
+		free(found);
+		return ok ? d->status : ANA_DSO_UNRESOLVED;   /* unresolved: try again later */
+	}
+	mismatch |= r == TRY_MISMATCH;
+	d->status = mismatch ? ANA_DSO_MISMATCH : ANA_DSO_MISSING;
+	if (!d->warned) {
+		d->warned = true;
+		if (mismatch)
+			amb_warn("%s: no file with the recorded build-id %s (%s); its frames are marked [stale build-id]",
+				 d->path, ana_dso_build_id_hex(d, hex), why);
+		else
+			amb_warn("%s: not found (build-id %s; tried %s%s, %s/.build-id, ~/.debug%s); no symbols",
+				 d->path, d->build_id_len ? ana_dso_build_id_hex(d, hex) : "not recorded",
+				 t->opts.symfs ? "under --symfs " : "the path", t->opts.symfs ? t->opts.symfs : "",
+				 t->opts.symfs && !t->opts.debug_dir ? "<symfs>/usr/lib/debug" : dbg,
+				 t->debuginfod ? " and debuginfod" : "");
+	}
+	return d->status;
+}
+
+enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d)
+{
+	if (d->status != ANA_DSO_UNRESOLVED)
+		return d->status;
+	return dso_search(t, d);
+}

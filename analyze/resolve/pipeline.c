@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/resolve/pipeline.c - a recording and what decodes it, owned in
+ * one place: opened in dependency order, run with the machine kept
+ * current, closed in reverse.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/resolve/pipeline.h"
+#include "common/util.h"
+
+struct ana_pipeline {
+	struct ana_pipeline_opts *o;
+	struct ana_filter filter;        /* o->filter with this recording's time state */
+	struct ana_field_filter ff;      /* o->ff's terms, this pipeline's scratch */
+	bool frame_filter;               /* --dso or --sym: look at the first frame */
+	struct ana_session *s;
+	struct ana_dso_table *dsos;
+	struct ana_embed *embed;
+	struct ana_machine *m;
+	struct ana_unwinder *u;
+	struct ana_tp *tp;
+	ana_sample_fn fn;
+	ana_record_fn other;
+	void *ctx;
+	void (*progress)(void *ctx);
+	void *progress_ctx;
+	struct ana_pipeline_stats st;
+};
+
+void ana_pipeline_opts_init(struct ana_pipeline_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	ana_filter_init(&o->filter);
+}
+
+void ana_pipeline_opts_free(struct ana_pipeline_opts *o)
+{
+	ana_filter_free(&o->filter);
+	ana_field_filter_free(&o->ff);
+}
+
+/* -ENOENT, with the recording's events in the detail, when -e names none. */
+static int check_event(const struct ana_session *s, const char *event)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+	size_t n = ana_session_event_count(s), i;
+
+	if (!event)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ana_session_event(s, i)->name, event))
+			return 0;
+	if (!amb_buf_printf(&b, "no event '%s' in the recording (events:", event)) {
+		for (i = 0; i < n; i++)
+			if (amb_buf_printf(&b, "%s %s", i ? "," : "", ana_session_event(s, i)->name))
+				break;
+		if (i == n && !amb_buf_printf(&b, ")"))
+			amb_errmsg_set("%s", (const char *)b.data);
+	}
+	amb_buf_free(&b);
+	return -ENOENT;
+}
+
+static const struct ana_ksym *tp_ksym(void *ctx, uint64_t addr, uint64_t *off)
+{
+	return ana_machine_ksym(ctx, addr, off);
+}
+
+static int make_unwinder(struct ana_pipeline *p)
+{
+	uint16_t em = amb_reader_header(ana_session_reader(p->s))->producer_machine;
+
+	p->u = ana_unwinder_new(em, p->dsos);
+	if (!p->u && errno == ENOMEM)
+		return -ENOMEM;
+	if (!p->u)
+		amb_warn("e_machine %u: no DWARF unwinder: user stacks are not unwound", em);
+	return 0;
+}
+
+int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_pipeline **out)
+{
+	struct ana_pipeline *p;
+	int err;
+
+	*out = NULL;
+	amb_errmsg_clear();
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->o = o;
+	p->filter = o->filter;
+	p->filter.first_time = 0;
+	p->ff.terms = o->ff.terms;
+	p->ff.nr = o->ff.nr;
+	p->frame_filter = o->filter.dsos || o->filter.syms;
+	err = ana_session_open(path, &p->s);
+	if (err) {
+		amb_errmsg_set("%s: %s", path, amb_strerror(err));
+		goto fail;
+	}
+	err = ana_filter_prepare(&p->filter, p->s);
+	if (err) {
+		amb_errmsg_set("--time: %s", amb_strerror(err));
+		goto fail;
+	}
+	err = check_event(p->s, o->event);
+	if (err)
+		goto fail;
+	err = -ENOMEM;
+	p->dsos = ana_dso_table_new(&o->dso);
+	p->m = p->dsos ? ana_machine_new(p->dsos) : NULL;
+	if (!p->m || ana_embed_open(ana_session_reader(p->s), NULL, &p->embed) ||
+	    ana_machine_load_session(p->m, p->s) || make_unwinder(p))
+		goto fail;
+	if (!o->host_files_only && ana_embed_count(p->embed))
+		ana_dso_table_set_embedded(p->dsos, ana_embed_lookup, p->embed);
+	if (o->tracepoints || ana_field_filter_active(&o->ff)) {
+		p->tp = ana_tp_from_session(p->s);
+		if (!p->tp)
+			goto fail;
+		/* A trimmed table (FORMAT.md §5.8) holds no symbol for pointers no
+		 * sample names: it would give them a wrong name, so hex stays. */
+		if (!ana_session_meta(p->s, "ksyms.kept"))
+			ana_tp_set_ksym_lookup(p->tp, tp_ksym, p->m);
+	}
+	*out = p;
+	return 0;
+fail:
+	if (err == -ENOMEM && !*amb_errmsg())
+		amb_errmsg_set("%s: %s", path, amb_strerror(err));
+	ana_pipeline_close(p);
+	return err;
+}
+
+void ana_pipeline_close(struct ana_pipeline *p)
+{
+	if (!p)
+		return;
+	/* In reverse: the decoder and unwinder use the machine's DSOs, the
+	 * machine the table, the table the embedded files. */
+	ana_tp_free(p->tp);
+	ana_unwinder_free(p->u);
+	ana_machine_free(p->m);
+	ana_dso_table_free(p->dsos);
+	ana_embed_free(p->embed);
+	ana_session_close(p->s);
+	amb_buf_free(&p->ff.scratch);
+	free(p);
+}
+
+struct first_frame {
+	struct ana_loc loc;
+	bool found;
+};
+
+static int take_first(void *ctx, const struct ana_loc *loc, unsigned depth)
+{
+	struct first_frame *ff = ctx;
+
+	ff->loc = *loc;
+	ff->found = true;
+	return 1;
+}
+
+/* True when the first frame of @s passes --dso and --sym; a sample
+ * without frames passes (the command decides what to make of it). */
+static bool frame_passes(struct ana_pipeline *p, struct ana_thread *t, const struct ana_sample *s)
+{
+	struct first_frame ff = { .found = false };
+	char buf[128];
+
+	ana_stack_walk(p->m, p->u, t, s, 0, 1, take_first, &ff);
+	return !ff.found ||
+	       ana_filter_frame(&p->filter, &ff.loc, ana_loc_sym_name(&ff.loc, buf, sizeof(buf)));
+}
+
+static int on_record(void *ctx, const struct ana_record *rec)
+{
+	struct ana_pipeline *p = ctx;
+	const struct ana_sample *s;
+	struct ana_thread *t;
+	int err;
+
+	if (p->progress)
+		p->progress(p->progress_ctx);
+	if (rec->type != PERF_RECORD_SAMPLE) {
+		err = ana_machine_process(p->m, rec);
+		if (err || !p->other)
+			return err;
+		return p->other(p->ctx, rec);
+	}
+	s = &rec->u.sample;
+	p->st.samples++;
+	if (!ana_filter_time(&p->filter, s->time))
+		goto filtered;
+	if (p->o->event && (!s->evt || strcmp(s->evt->name, p->o->event)))
+		return 0;
+	t = ana_machine_thread(p->m, s->pid, s->tid);
+	if (!t)
+		return -ENOMEM;
+	if (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s))
+		goto filtered;
+	if (p->frame_filter && !frame_passes(p, t, s))
+		goto filtered;
+	p->st.passed++;
+	return p->fn ? p->fn(p->ctx, s, t) : 0;
+filtered:
+	p->st.filtered++;
+	return 0;
+}
+
+int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn other, void *ctx)
+{
+	memset(&p->st, 0, sizeof(p->st));
+	p->fn = fn;
+	p->other = other;
+	p->ctx = ctx;
+	return ana_session_for_each(p->s, on_record, p);
+}
+
+void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx), void *ctx)
+{
+	p->progress = fn;
+	p->progress_ctx = ctx;
+}
+
+void ana_pipeline_get_stats(const struct ana_pipeline *p, struct ana_pipeline_stats *st)
+{
+	*st = p->st;
+}
+
+unsigned ana_pipeline_walk(struct ana_pipeline *p, struct ana_thread *t,
+			   const struct ana_sample *s, unsigned want, unsigned max_depth,
+			   ana_frame_fn fn, void *ctx)
+{
+	return ana_stack_walk(p->m, p->u, t, s, want, max_depth, fn, ctx);
+}
+
+uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_thread *t,
+				const struct ana_sample *s)
+{
+	return ana_stack_key(p->m, p->u, t, s);
+}
+
+struct ana_session *ana_pipeline_session(const struct ana_pipeline *p)
+{
+	return p->s;
+}
+
+struct ana_machine *ana_pipeline_machine(const struct ana_pipeline *p)
+{
+	return p->m;
+}
+
+struct ana_dso_table *ana_pipeline_dsos(const struct ana_pipeline *p)
+{
+	return p->dsos;
+}
+
+struct ana_embed *ana_pipeline_embed(const struct ana_pipeline *p)
+{
+	return p->embed;
+}
+
+struct ana_unwinder *ana_pipeline_unwinder(const struct ana_pipeline *p)
+{
+	return p->u;
+}
+
+struct ana_tp *ana_pipeline_tp(const struct ana_pipeline *p)
+{
+	return p->tp;
+}

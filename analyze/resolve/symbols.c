@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/symbols.c - user-space symbolization with libdwfl: one Dwfl per
+ * DSO, reported at base 0 so that module addresses are the ELF's own
+ * virtual addresses, and a cache of results per (DSO, address).
+ *
+ * Symbols come from dwfl_module_addrinfo (.symtab, else .dynsym, and the
+ * separate debuginfo libdwfl finds), source lines from dwfl_module_getsrc,
+ * and the inline chain from the DWARF scopes (dwarf_getscopes) around the
+ * address in its CU.  Line tables and DWARF scopes are read only for the
+ * addresses whose caller asks for them (ANA_SYM_SRCLINE, ANA_SYM_INLINE).
+ *
+ * dwfl_module_addrinfo walks the whole symbol table on each call, so a
+ * symbol it named is remembered as an address range whenever no other
+ * symbol could answer for an address inside it (range_is_clean): the
+ * table is walked about once per function, not once per address.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/resolve/dso.h"
+#include "analyze/resolve/symbols.h"
+#include <amber/common.h>
+
+struct load_seg {
+	uint64_t off, filesz, vaddr;
+};
+
+struct cache_entry {
+	uint64_t addr;
+	unsigned have;          /* ANA_SYM_* computed so far */
+	struct ana_sym_info info;
+};
+
+/* Entries live in chunks so that pointers handed out stay valid while
+ * the hash table grows. */
+#define CHUNK_ENTRIES 512
+struct cache_chunk {
+	struct cache_chunk *next;
+	size_t used;
+	struct cache_entry e[CHUNK_ENTRIES];
+};
+
+/* Where a symbol of the module's table lies: [start, end), end == start
+ * for a sizeless one. */
+struct sym_span {
+	uint64_t start, end;
+};
+
+/* A symbol dwfl_module_addrinfo() answered with for every address of
+ * [start, end): see range_is_clean(). */
+struct sym_range {
+	uint64_t start, end;
+	const char *name;
+};
+
+struct ana_sym_cache {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	bool failed;            /* the ELF could not be reported: never retry */
+	struct load_seg *segs;
+	size_t nr_segs;
+	struct cache_entry **tab;
+	size_t cap, nr;         /* cap is a power of two */
+	struct cache_chunk *chunks;
+	/* dwfl_module_addrinfo() walks the whole symbol table on every call;
+	 * symbols it has named are remembered as ranges, so that it runs
+	 * about once per function instead of once per address. */
+	struct sym_span *spans;  /* every symbol, sorted by start */
+	uint64_t *reach;         /* reach[i]: the highest end of spans[0..i] */
+	size_t nr_spans;
+	bool spans_loaded;
+	struct sym_range *ranges; /* sorted by start, disjoint */
+	size_t nr_ranges, cap_ranges;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+void ana_sym_cache_free(struct ana_sym_cache *c)
+{
+	if (!c)
+		return;
+	if (c->dwfl)
+		dwfl_end(c->dwfl);
+	free(c->segs);
+	free(c->tab);
+	free(c->spans);
+	free(c->reach);
+	free(c->ranges);
+	while (c->chunks) {
+		struct cache_chunk *next = c->chunks->next;
+
+		free(c->chunks);
+		c->chunks = next;
+	}
+	free(c);
+}
+
+static int load_segments(struct ana_sym_cache *c)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(c->mod, &bias);
+	size_t n, i;
+
+	if (!elf || elf_getphdrnum(elf, &n))
+		return -ENOENT;
+	c->segs = calloc(n ? n : 1, sizeof(*c->segs));
+	if (!c->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		c->segs[c->nr_segs++] = (struct load_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	return 0;
+}
+
+/* The DSO's symbol state, opened on first use. */
+static struct ana_sym_cache *cache_get(struct ana_dso *d)
+{
+	struct ana_sym_cache *c = d->syms;
+
+	if (c)
+		return c->failed ? NULL : c;
+	if (d->status != ANA_DSO_FOUND || !d->elf_path)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	d->syms = c;
+	c->dwfl = dwfl_begin(&offline_callbacks);
+	if (!c->dwfl)
+		goto fail;
+	dwfl_report_begin(c->dwfl);
+	/* Base 0 and add_p_vaddr: module addresses equal ELF addresses. */
+	c->mod = dwfl_report_elf(c->dwfl, d->short_name, d->elf_path, -1, 0, true);
+	dwfl_report_end(c->dwfl, NULL, NULL);
+	if (!c->mod || load_segments(c))
+		goto fail;
+	return c;
+fail:
+	c->failed = true;
+	return NULL;
+}
+
+int ana_dso_file_to_vaddr(struct ana_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	struct ana_sym_cache *c = cache_get(d);
+	size_t i;
+
+	if (!c)
+		return -ENOENT;
+	for (i = 0; i < c->nr_segs; i++) {
+		const struct load_seg *s = &c->segs[i];
+
+		if (off >= s->off && off - s->off < s->filesz) {
+			*vaddr = off - s->off + s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static size_t addr_hash(uint64_t a, size_t cap)
+{
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 32;
+	return (size_t)a & (cap - 1);
+}
+
+static struct cache_entry *cache_slot(struct ana_sym_cache *c, uint64_t addr)
+{
+	struct cache_entry *e;
+	size_t i;
+
+	if ((c->nr + 1) * 4 > c->cap * 3) {
+		size_t cap = c->cap ? c->cap * 2 : 1024, j;
+		struct cache_entry **n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (j = 0; j < c->cap; j++) {
+			size_t k;
+
+			if (!c->tab[j])
+				continue;
+			for (k = addr_hash(c->tab[j]->addr, cap); n[k]; k = (k + 1) & (cap - 1))
+				;
+			n[k] = c->tab[j];
+		}
+		free(c->tab);
+		c->tab = n;
+		c->cap = cap;
+	}
+	for (i = addr_hash(addr, c->cap); c->tab[i]; i = (i + 1) & (c->cap - 1))
+		if (c->tab[i]->addr == addr)
+			return c->tab[i];
+	if (!c->chunks || c->chunks->used == CHUNK_ENTRIES) {
+		struct cache_chunk *ch = malloc(sizeof(*ch));
+
+		if (!ch)
+			return NULL;
+		ch->next = c->chunks;
+		ch->used = 0;
+		c->chunks = ch;
+	}
+	e = &c->chunks->e[c->chunks->used++];
+	memset(e, 0, sizeof(*e));
+	e->addr = addr;
+	c->tab[i] = e;
+	c->nr++;
+	return e;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	/* An inlined instance names its function through DW_AT_abstract_origin;
+	 * _integrate follows it (and DW_AT_specification). */
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	return name ? name : "??";
+}
+
+static void lookup_inline(Dwfl_Module *mod, uint64_t addr, struct ana_sym_info *info)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias;
+	size_t nfiles = 0;
+	int n, i;
+
+	cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (!cu)
+		return;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	if (n <= 0)
+		return;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (i = 0; i < n && info->nr_inl < ANA_INLINE_MAX; i++) {
+		struct ana_inline_frame *f;
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		f = &info->inl[info->nr_inl++];
+		f->name = die_name(&scopes[i]);
+		f->file = NULL;
+		f->line = 0;
+		if (files && !dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &w) &&
+		    w < nfiles)
+			f->file = dwarf_filesrc(files, w, NULL, NULL);
+		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &w) &&
+		    w <= INT32_MAX)
+			f->line = (int)w;
+	}
+	free(scopes);
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct sym_span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Every named symbol's extent, sorted, with the running highest end. */
+static int load_spans(struct ana_sym_cache *c)
+{
+	int n = dwfl_module_getsymtab(c->mod), i;
+	size_t k = 0;
+
+	c->spans_loaded = true;
+	if (n <= 1)
+		return 0;
+	c->spans = malloc((size_t)n * sizeof(*c->spans));
+	c->reach = malloc((size_t)n * sizeof(*c->reach));
+	if (!c->spans || !c->reach)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		GElf_Addr a;
+		GElf_Sym sym;
+
+		if (!dwfl_module_getsym_info(c->mod, i, &sym, &a, NULL, NULL, NULL))
+			continue;
+		c->spans[k].start = a;
+		/* A symbol running past the address space overlaps all above it. */
+		if (__builtin_add_overflow(a, sym.st_size, &c->spans[k].end))
+			c->spans[k].end = UINT64_MAX;
+		k++;
+	}
+	qsort(c->spans, k, sizeof(*c->spans), span_cmp);
+	for (size_t j = 0; j < k; j++)
+		c->reach[j] = j ? AMB_MAX(c->reach[j - 1], c->spans[j].end) : c->spans[j].end;
+	c->nr_spans = k;
+	return 0;
+}
+
+/* Index of the first span starting at or above @addr, or nr_spans. */
+static size_t spans_lower(const struct ana_sym_cache *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nr_spans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->spans[mid].start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * True when dwfl_module_addrinfo() names the symbol [start, end) for every
+ * address inside it: no other symbol overlaps it or starts inside it but
+ * its exact aliases.  It picks, among the symbols containing an address,
+ * the closest below with a nonzero size, breaking ties on binding, and
+ * falls back to sizeless symbols only when none contains the address (a
+ * global one at exactly the address also hides the locals): with no other
+ * symbol around, every address of the range sees the same candidates.
+ */
+static bool range_is_clean(const struct ana_sym_cache *c, uint64_t start, uint64_t end)
+{
+	size_t i = spans_lower(c, start);
+
+	if (i > 0 && c->reach[i - 1] > start)
+		return false;
+	for (; i < c->nr_spans && c->spans[i].start < end; i++)
+		if (c->spans[i].start != start || c->spans[i].end != end)
+			return false;
+	return true;
+}
+
+/* The remembered range containing @addr, or NULL. */
+static const struct sym_range *range_find(const struct ana_sym_cache *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nr_ranges;
+
+	/* Invariant: ranges[0..lo) start at or below @addr, ranges[hi..) above. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < c->ranges[lo - 1].end)
+		return &c->ranges[lo - 1];
+	return NULL;
+}
+
+/* Remember that @name covers [start, start + size) if nothing else can
+ * answer for an address there.  Failing to remember costs only time. */
+static void range_learn(struct ana_sym_cache *c, uint64_t start, uint64_t size,
+			const char *name)
+{
+	struct sym_range *r;
+	uint64_t end;
+	size_t i;
+
+	if (!size || __builtin_add_overflow(start, size, &end))
+		return;
+	if (!c->spans_loaded && load_spans(c)) {
+		free(c->spans);
+		free(c->reach);
+		c->spans = NULL;
+		c->reach = NULL;
+		return;
+	}
+	if (!range_is_clean(c, start, end))
+		return;
+	if (c->nr_ranges == c->cap_ranges) {
+		size_t cap = c->cap_ranges ? c->cap_ranges * 2 : 64;
+
+		r = realloc(c->ranges, cap * sizeof(*r));
+		if (!r)
+			return;
+		c->ranges = r;
+		c->cap_ranges = cap;
+	}
+	for (i = c->nr_ranges; i > 0 && c->ranges[i - 1].start > start; i--)
+		;
+	memmove(&c->ranges[i + 1], &c->ranges[i], (c->nr_ranges - i) * sizeof(*c->ranges));
+	c->ranges[i] = (struct sym_range){ start, end, name };
+	c->nr_ranges++;
+}
+
+/* The ELF symbol containing @addr into @info. */
+static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym_info *info)
+{
+	const struct sym_range *r = range_find(c, addr);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+
+	if (r) {
+		info->name = r->name;
+		info->offset = addr - r->start;
+		info->sym_start = r->start;
+		return;
+	}
+	info->name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
+	info->offset = info->name ? off : 0;
+	info->sym_start = addr - info->offset;
+	if (info->name)
+		range_learn(c, info->sym_start, sym.st_size, info->name);
+}
+
+int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
+		   const struct ana_sym_info **out)
+{
+	struct ana_sym_cache *c = cache_get(d);
+	struct cache_entry *e;
+
+	if (!c)
+		return -ENOENT;
+	e = cache_slot(c, addr);
+	if (!e)
+		return -ENOMEM;
+	if (!e->have) {
+		lookup_symbol(c, addr, &e->info);
+		e->have = 1u << 31;   /* symbol done */
+	}
+	if ((want & ANA_SYM_SRCLINE) && !(e->have & ANA_SYM_SRCLINE)) {
+		Dwfl_Line *l = dwfl_module_getsrc(c->mod, addr);
+		int line = 0;
+
+		e->info.file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+		e->info.line = e->info.file ? line : 0;
+		e->have |= ANA_SYM_SRCLINE;
+	}
+	if ((want & ANA_SYM_INLINE) && !(e->have & ANA_SYM_INLINE)) {
+		lookup_inline(c->mod, addr, &e->info);
+		e->have |= ANA_SYM_INLINE;
+	}
+	*out = &e->info;
+	return 0;
+}

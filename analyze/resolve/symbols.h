@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/resolve/symbols.h - user symbols, source lines and inline chains of
+ * a DSO through libdwfl (symbols.c), cached per address.
+ */
+#ifndef AMB_ANALYZE_SYMBOLS_H
+#define AMB_ANALYZE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/resolve/dso.h"
+
+/* One frame an address expands to: the innermost inlined call first. */
+struct ana_inline_frame {
+	const char *name;     /* function name, owned by the DSO's symbol state */
+	const char *file;     /* call site's file, or NULL */
+	int line;             /* call site's line, or 0 */
+};
+
+#define ANA_INLINE_MAX 8
+
+/* What an address of a DSO resolves to.  Owned by the DSO's symbol cache. */
+struct ana_sym_info {
+	const char *name;     /* ELF symbol, or NULL when none covers the address */
+	uint64_t offset;      /* address - symbol start */
+	uint64_t sym_start;   /* symbol start (ELF address) */
+	const char *file;     /* source file of the address itself, or NULL */
+	int line;
+	/* Inlined functions containing the address, innermost first; their
+	 * @file/@line are where each was inlined into the next one. */
+	struct ana_inline_frame inl[ANA_INLINE_MAX];
+	unsigned nr_inl;
+};
+
+/* What ana_sym_lookup() is asked to compute besides the symbol. */
+#define ANA_SYM_SRCLINE 1u   /* file and line */
+#define ANA_SYM_INLINE  2u   /* the inline chain */
+
+/*
+ * Resolve @addr, an ELF virtual address of @d (see ana_dso_file_to_vaddr),
+ * with libdwfl.  Results are cached per (DSO, address).  @d must be
+ * resolved (ana_dso_resolve) to ANA_DSO_FOUND.  Returns 0 with *out set,
+ * -ENOENT when the DSO's ELF cannot be used, -ENOMEM.
+ */
+int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
+		   const struct ana_sym_info **out);
+
+/*
+ * Convert @off, a file offset inside @d's ELF (what an mmap's pgoff gives),
+ * to the ELF virtual address the symbol tables use, via the PT_LOAD
+ * program headers.  Returns 0, or -ENOENT when no PT_LOAD covers @off
+ * or the ELF cannot be opened.
+ */
+int ana_dso_file_to_vaddr(struct ana_dso *d, uint64_t off, uint64_t *vaddr);
+
+/* Release @d's symbol state (called by ana_dso_table_free). */
+void ana_sym_cache_free(struct ana_sym_cache *c);
+
+#endif /* AMB_ANALYZE_SYMBOLS_H */

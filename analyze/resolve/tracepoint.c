@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/tracepoint.c - tracepoint payloads decoded with libtraceevent from
+ * the format files stored in the recording (never the analysing host's).
+ *
+ * libtraceevent trusts the payload: fields are read at the offsets the
+ * format gives, and __data_loc fields at offsets the payload itself holds
+ * (16-bit offset and length).  A payload is therefore decoded from a
+ * scratch copy followed by enough zeroed bytes that no such read leaves it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "analyze/resolve/ksyms.h"
+#include "analyze/resolve/tracepoint.h"
+
+/* Largest offset + length a __data_loc word can express. */
+#define DATA_LOC_REACH (2u * 65536u)
+/* Payloads above this are not decoded (the kernel caps them far lower). */
+#define RAW_MAX (1u << 20)
+
+struct ana_tp {
+	struct tep_handle *tep;
+	int long_size;
+	uint8_t *scratch;       /* RAW_MAX + DATA_LOC_REACH bytes, zero past use */
+	struct trace_seq seq;
+	ana_tp_ksym_fn ksym;    /* names %ps pointers; see ana_tp_set_ksym_lookup() */
+	void *ksym_ctx;
+};
+
+struct ana_tp *ana_tp_new(bool big_endian, int long_size, int page_size)
+{
+	struct ana_tp *tp = calloc(1, sizeof(*tp));
+
+	if (!tp)
+		return NULL;
+	tp->tep = tep_alloc();
+	tp->scratch = calloc(1, RAW_MAX + DATA_LOC_REACH);
+	if (!tp->tep || !tp->scratch) {
+		ana_tp_free(tp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	tp->long_size = long_size == 4 ? 4 : 8;
+	tep_set_file_bigendian(tp->tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tp->tep, amb_host_is_le() ? TEP_LITTLE_ENDIAN : TEP_BIG_ENDIAN);
+	tep_set_long_size(tp->tep, tp->long_size);
+	tep_set_page_size(tp->tep, page_size > 0 ? page_size : 4096);
+	trace_seq_init(&tp->seq);
+	return tp;
+}
+
+void ana_tp_free(struct ana_tp *tp)
+{
+	if (!tp)
+		return;
+	if (tp->tep)
+		tep_free(tp->tep);
+	trace_seq_destroy(&tp->seq);
+	free(tp->scratch);
+	free(tp);
+}
+
+int ana_tp_add_header_page(struct ana_tp *tp, const char *text, size_t len)
+{
+	char *copy = malloc(len + 1);
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	err = tep_parse_header_page(tp->tep, copy, len, tp->long_size);
+	free(copy);
+	return err ? -AMB_E_CORRUPT : 0;
+}
+
+/*
+ * True when every field of @ev lies within RAW_MAX bytes of the payload's
+ * start.  The offsets come from the recording's format text, and
+ * libtraceevent reads at them without knowing the payload's size.  A
+ * __rel_loc field reaches at most 2 * 65535 bytes past its end, within the
+ * scratch area's DATA_LOC_REACH.
+ */
+static bool fields_in_reach(const struct tep_format_field *f, const char **bad)
+{
+	for (; f; f = f->next) {
+		if (f->offset < 0 || f->size < 0 ||
+		    (unsigned)f->offset + (unsigned)f->size > RAW_MAX) {
+			*bad = f->name;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A handle configured as @tp's, for trying a format before @tp takes it. */
+static struct tep_handle *tep_like(const struct ana_tp *tp)
+{
+	struct tep_handle *t = tep_alloc();
+
+	if (!t)
+		return NULL;
+	tep_set_file_bigendian(t, tep_is_file_bigendian(tp->tep) ? TEP_BIG_ENDIAN
+								 : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(t, tep_is_local_bigendian(tp->tep) ? TEP_BIG_ENDIAN
+								   : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(t, tp->long_size);
+	tep_set_page_size(t, tep_get_page_size(tp->tep));
+	return t;
+}
+
+int ana_tp_add_format(struct ana_tp *tp, const char *system, const char *text, size_t len)
+{
+	struct tep_handle *trial = tep_like(tp);
+	struct tep_event *ev = NULL;
+	const char *bad = NULL;
+	enum tep_errno terr;
+	char msg[128];
+	int err = 0;
+
+	if (!trial)
+		return -ENOMEM;
+	/*
+	 * An event, once parsed, cannot be taken out of a tep_handle: the
+	 * format is checked in a trial handle first, so that only formats
+	 * whose fields stay in the payload reach @tp.
+	 */
+	terr = tep_parse_format(trial, &ev, text, len, system);
+	if (ev && (!fields_in_reach(ev->format.common_fields, &bad) ||
+		   !fields_in_reach(ev->format.fields, &bad))) {
+		amb_warn("tracefs format of %s/%s: field '%s' lies beyond %u bytes of the "
+			 "payload; ignored", system, ev->name, bad, RAW_MAX);
+		err = -AMB_E_CORRUPT;
+		goto out;
+	}
+	if (terr != TEP_ERRNO__MEM_ALLOC_FAILED)
+		terr = tep_parse_event(tp->tep, text, len, system);
+	if (terr == TEP_ERRNO__MEM_ALLOC_FAILED) {
+		err = -ENOMEM;
+	} else if (terr) {
+		tep_strerror(tp->tep, terr, msg, sizeof(msg));
+		amb_warn("tracefs format of %s/...: %s", system, msg);
+		err = -AMB_E_CORRUPT;
+	}
+out:
+	tep_free(trial);
+	return err;
+}
+
+struct ana_tp *ana_tp_from_session(struct ana_session *s)
+{
+	const struct amb_file_header *fh = amb_reader_header(ana_session_reader(s));
+	const char *ps = ana_session_meta(s, "page_size");
+	const char *text;
+	struct ana_tp *tp;
+	size_t i, len;
+
+	tp = ana_tp_new(fh->producer_endian == AMB_ENDIAN_BIG, fh->producer_word_size,
+			ps ? atoi(ps) : 4096);
+	if (!tp)
+		return NULL;
+	text = ana_session_tracefs(s, "header_page", &len);
+	if (text && ana_tp_add_header_page(tp, text, len))
+		amb_warn("tracefs header_page: cannot be parsed; using defaults");
+	for (i = 0; i < ana_session_event_count(s); i++) {
+		const struct ana_event *e = ana_session_event(s, i);
+		char key[256], sys[128];
+		const char *colon;
+
+		if (!e->tracepoint || !e->name)
+			continue;
+		colon = strchr(e->name, ':');
+		if (!colon || (size_t)(colon - e->name) >= sizeof(sys) ||
+		    snprintf(key, sizeof(key), "%.*s/%s", (int)(colon - e->name), e->name,
+			     colon + 1) >= (int)sizeof(key)) {
+			amb_warn("event %u '%s': not a SYSTEM:EVENT tracepoint name", e->index, e->name);
+			continue;
+		}
+		memcpy(sys, e->name, (size_t)(colon - e->name));
+		sys[colon - e->name] = '\0';
+		text = ana_session_tracefs(s, key, &len);
+		if (!text) {
+			amb_warn("event %u '%s': no tracefs format recorded; payloads not decoded",
+				 e->index, e->name);
+			continue;
+		}
+		if (ana_tp_add_format(tp, sys, text, len) == -ENOMEM) {
+			ana_tp_free(tp);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return tp;
+}
+
+/* Copy @raw into the scratch area and find its event; NULL if none. */
+static struct tep_event *tp_prepare(struct ana_tp *tp, const uint8_t *raw, size_t size,
+				    struct tep_record *rec)
+{
+	struct tep_event *ev;
+
+	if (!size || size > RAW_MAX)
+		return NULL;
+	memcpy(tp->scratch, raw, size);
+	memset(rec, 0, sizeof(*rec));
+	rec->data = tp->scratch;
+	rec->size = (int)size;
+	ev = tep_find_event_by_record(tp->tep, rec);
+	if (!ev)
+		memset(tp->scratch, 0, size);
+	return ev;
+}
+
+static int seq_to_buf(struct trace_seq *seq, struct amb_buf *out)
+{
+	int err;
+
+	trace_seq_terminate(seq);
+	err = amb_buf_append(out, seq->buffer, seq->len + 1);
+	if (!err)
+		out->len--;   /* keep the NUL outside len, like amb_buf_printf */
+	trace_seq_reset(seq);
+	return err;
+}
+
+int ana_tp_format(struct ana_tp *tp, const uint8_t *raw, size_t size, struct amb_buf *out)
+{
+	struct tep_record rec;
+	struct tep_event *ev = tp_prepare(tp, raw, size, &rec);
+
+	if (!ev)
+		return -ENOENT;
+	tep_print_event(tp->tep, &tp->seq, &rec, "%s", TEP_PRINT_INFO);
+	memset(tp->scratch, 0, size);
+	return seq_to_buf(&tp->seq, out);
+}
+
+int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char *name,
+		 struct amb_buf *out)
+{
+	struct tep_record rec;
+	struct tep_event *ev = tp_prepare(tp, raw, size, &rec);
+	struct tep_format_field *f;
+
+	if (!ev)
+		return -ENOENT;
+	f = tep_find_any_field(ev, name);
+	if (!f) {
+		memset(tp->scratch, 0, size);
+		return -ENOENT;
+	}
+	tep_print_field_content(&tp->seq, rec.data, rec.size, f);
+	memset(tp->scratch, 0, size);
+	return seq_to_buf(&tp->seq, out);
+}
+
+/* tep_func_resolver_t: libtraceevent prints the name it returns, and the
+ * offset from *@addrp (moved to the symbol's start) for %pS. */
+static char *resolve_ksym(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct ana_tp *tp = priv;
+	const struct ana_ksym *k;
+	uint64_t off;
+
+	k = tp->ksym(tp->ksym_ctx, *addrp, &off);
+	if (!k)
+		return NULL;
+	*addrp -= off;
+	*modp = (char *)k->module;      /* libtraceevent only reads them */
+	return (char *)k->name;
+}
+
+void ana_tp_set_ksym_lookup(struct ana_tp *tp, ana_tp_ksym_fn fn, void *ctx)
+{
+	tp->ksym = fn;
+	tp->ksym_ctx = ctx;
+	if (fn)
+		tep_set_function_resolver(tp->tep, resolve_ksym, tp);
+	else
+		tep_reset_function_resolver(tp->tep);
+}
+
+const char *ana_tp_event_name(struct ana_tp *tp, const uint8_t *raw, size_t size,
+			      char *buf, size_t len)
+{
+	struct tep_record rec;
+	struct tep_event *ev = tp_prepare(tp, raw, size, &rec);
+
+	if (!ev)
+		return NULL;
+	memset(tp->scratch, 0, size);
+	snprintf(buf, len, "%s:%s", ev->system, ev->name);
+	return buf;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/tracepoint.h - decode tracepoint payloads (PERF_SAMPLE_RAW) with
+ * libtraceevent, from the tracefs format files the recording carries
+ * (TRACEFS block, FORMAT.md §5: "header_page" and "SYSTEM/EVENT" keys).
+ */
+#ifndef AMB_ANALYZE_TRACEPOINT_H
+#define AMB_ANALYZE_TRACEPOINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/replay/replay.h"
+#include <amber/common.h>
+
+struct ana_tp;
+
+/*
+ * An empty decoder for payloads written by a producer of the given byte
+ * order, sizeof(long) and page size.  NULL with errno set on failure.
+ * Free with ana_tp_free() (NULL accepted).
+ */
+struct ana_tp *ana_tp_new(bool big_endian, int long_size, int page_size);
+void ana_tp_free(struct ana_tp *tp);
+
+/* Parse the tracefs events/header_page text.  0 or -AMB_E_CORRUPT. */
+int ana_tp_add_header_page(struct ana_tp *tp, const char *text, size_t len);
+
+/*
+ * Parse one events/SYSTEM/EVENT/format text.  Returns 0, -AMB_E_CORRUPT
+ * (the message, naming @system, goes through amb_warn) or -ENOMEM.
+ */
+int ana_tp_add_format(struct ana_tp *tp, const char *system, const char *text, size_t len);
+
+/*
+ * A decoder for every tracepoint event of @s, from its TRACEFS block.
+ * Events whose format is missing or unparsable are warned about once and
+ * left out.  NULL with errno set on -ENOMEM.
+ */
+struct ana_tp *ana_tp_from_session(struct ana_session *s);
+
+/*
+ * Append to @out the payload @raw of @size bytes formatted as the event's
+ * print format says (libtraceevent TEP_PRINT_INFO), NUL-terminated.
+ * Returns 0, -ENOENT when no known event has the payload's type, -ENOMEM.
+ */
+int ana_tp_format(struct ana_tp *tp, const uint8_t *raw, size_t size, struct amb_buf *out);
+
+/*
+ * Append to @out the value of field @name (common fields included) of the
+ * payload, as libtraceevent prints it, NUL-terminated.  Returns 0, -ENOENT
+ * when the event or the field is unknown, -ENOMEM.
+ */
+int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char *name,
+		 struct amb_buf *out);
+
+struct ana_ksym;
+
+/* The kernel symbol holding @addr, and *@off into it; NULL when none does. */
+typedef const struct ana_ksym *(*ana_tp_ksym_fn)(void *ctx, uint64_t addr, uint64_t *off);
+
+/*
+ * Name the kernel function pointers that print formats show with %ps, %pS,
+ * %pf or %pF (as perf script does) through @fn; NULL, the default, leaves
+ * them in hex.  @ctx is passed to @fn and must outlive @tp.
+ */
+void ana_tp_set_ksym_lookup(struct ana_tp *tp, ana_tp_ksym_fn fn, void *ctx);
+
+/* "system:name" of the payload's event, or NULL. */
+const char *ana_tp_event_name(struct ana_tp *tp, const uint8_t *raw, size_t size,
+			      char *buf, size_t len);
+
+#endif /* AMB_ANALYZE_TRACEPOINT_H */

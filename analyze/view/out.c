@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/view/out.c - command output: the -o file, buffered output cut at
+ * the terminal width, the progress line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "analyze/view/out.h"
+#include "common/util.h"
+
+static bool output_is_stdout(const char *path)
+{
+	return !path || !strcmp(path, "-");
+}
+
+FILE *ana_output_open(const char *path)
+{
+	return output_is_stdout(path) ? stdout : fopen(path, "w");
+}
+
+const char *ana_output_name(const char *path)
+{
+	return output_is_stdout(path) ? "standard output" : path;
+}
+
+int ana_output_close(FILE *f, int err)
+{
+	int cerr = 0;
+
+	if (!f)
+		return err;
+	/* ferror() first: fclose() frees the stream. */
+	if (ferror(f))
+		cerr = -EIO;
+	if (fflush(f))
+		cerr = -errno;
+	if (f != stdout && fclose(f) && !cerr)
+		cerr = -errno;
+	if (err && err != -EIO)
+		return err;
+	return cerr ? cerr : err;
+}
+
+
+void ana_out_init(struct ana_out *o, FILE *f)
+{
+	struct winsize ws;
+
+	memset(o, 0, sizeof(*o));
+	o->f = f;
+	if (isatty(fileno(f)) && !ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col > 20)
+		o->width = ws.ws_col;
+}
+
+/* Remember the first failure and its cause (errno, e.g. ENOSPC). */
+static void out_fail(struct ana_out *o, int err)
+{
+	if (!o->error)
+		o->err = err > 0 ? err : EIO;
+	o->error = true;
+}
+
+static void out_fwrite(struct ana_out *o, const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, o->f) != n)
+		out_fail(o, errno);
+}
+
+static void out_flush_buf(struct ana_out *o)
+{
+	out_fwrite(o, o->buf, o->len);
+	o->len = 0;
+}
+
+static void out_flush_line(struct ana_out *o)
+{
+	out_fwrite(o, o->line.data, AMB_MIN(o->line.len, (size_t)o->width));
+	if (fputc('\n', o->f) == EOF)
+		out_fail(o, errno);
+	o->line.len = 0;
+}
+
+/* Cutting: gather the current line, write it cut at each newline. */
+static void out_cut(struct ana_out *o, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (amb_buf_append(&o->line, p, (size_t)((nl ? nl : end) - p)))
+			out_fail(o, ENOMEM);
+		if (!nl)
+			break;
+		out_flush_line(o);
+		p = nl + 1;
+	}
+}
+
+void ana_out_no_cut(struct ana_out *o)
+{
+	/* What is pending goes out as it is, uncut. */
+	out_fwrite(o, o->line.data, o->line.len);
+	o->line.len = 0;
+	o->width = 0;
+}
+
+void ana_out_write_slow(struct ana_out *o, const void *p, size_t n)
+{
+	if (o->width) {
+		out_cut(o, p, n);
+		return;
+	}
+	if (!o->buf) {
+		o->buf = malloc(ANA_OUT_BUF);
+		o->len = 0;
+	}
+	if (o->buf && ANA_OUT_BUF - o->len < n)
+		out_flush_buf(o);
+	if (!o->buf || n >= ANA_OUT_BUF) {
+		out_fwrite(o, p, n);
+		return;
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+void ana_out_printf(struct ana_out *o, const char *fmt, ...)
+{
+	char tmp[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		out_fail(o, EINVAL);
+		return;
+	}
+	if ((size_t)n < sizeof(tmp) || o->width) {
+		/* Cut lines never need more than the stack buffer holds. */
+		ana_out_write(o, tmp, AMB_MIN((size_t)n, sizeof(tmp) - 1));
+		return;
+	}
+	{
+		char *big = malloc((size_t)n + 1);
+
+		if (!big) {
+			out_fail(o, ENOMEM);
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		ana_out_write(o, big, (size_t)n);
+		free(big);
+	}
+}
+
+void ana_out_json(struct ana_out *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run;
+
+	/* JSON is never cut. */
+	if (o->width)
+		ana_out_no_cut(o);
+	ana_out_char(o, '"');
+	for (run = s = s ? s : ""; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[6] = { '\\', 0 };
+		size_t n = 2;
+
+		if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\')
+			continue;
+		ana_out_write(o, run, (size_t)(s - run));
+		run = s + 1;
+		switch (c) {
+		case '"':  esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+		}
+		ana_out_write(o, esc, n);
+	}
+	ana_out_write(o, run, (size_t)(s - run));
+	ana_out_char(o, '"');
+}
+
+int ana_out_finish(struct ana_out *o)
+{
+	if (o->line.len)
+		out_flush_line(o);
+	amb_buf_free(&o->line);
+	if (o->buf)
+		out_flush_buf(o);
+	free(o->buf);
+	o->buf = NULL;
+	if (fflush(o->f) || ferror(o->f))
+		out_fail(o, errno);
+	return o->error ? -o->err : 0;
+}
+
+static void out_pad(struct ana_out *o, char pad, size_t n)
+{
+	static const char spaces[] = "                                ";
+	static const char zeros[] = "00000000000000000000000000000000";
+	const char *src = pad == '0' ? zeros : spaces;
+
+	while (n) {
+		size_t k = AMB_MIN(n, sizeof(spaces) - 1);
+
+		ana_out_write(o, src, k);
+		n -= k;
+	}
+}
+
+void ana_out_str_right(struct ana_out *o, const char *s, unsigned width)
+{
+	size_t len = strlen(s);
+
+	if (len < width)
+		out_pad(o, ' ', width - len);
+	ana_out_write(o, s, len);
+}
+
+void ana_out_u64(struct ana_out *o, uint64_t v, unsigned width, char pad)
+{
+	char tmp[20];
+	char *p = tmp + sizeof(tmp);
+	size_t n;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	if (n < width)
+		out_pad(o, pad, width - n);
+	ana_out_write(o, p, n);
+}
+
+void ana_out_x64(struct ana_out *o, uint64_t v, unsigned width)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[16];
+	char *p = tmp + sizeof(tmp);
+	size_t n;
+
+	do {
+		*--p = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	if (n < width)
+		out_pad(o, ' ', width - n);
+	ana_out_write(o, p, n);
+}
+
+
+#define PROGRESS_EVERY (1u << 18)
+
+void ana_progress_init(struct ana_progress *p, const char *what)
+{
+	p->what = what;
+	p->n = 0;
+	p->tty = isatty(STDERR_FILENO);
+	p->shown = false;
+}
+
+void ana_progress_tick(struct ana_progress *p)
+{
+	if (++p->n % PROGRESS_EVERY || !p->tty)
+		return;
+	fprintf(stderr, "\ramber-analyze %s: %" PRIu64 " records...", p->what, p->n);
+	p->shown = true;
+}
+
+void ana_progress_done(struct ana_progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	p->shown = false;
+}

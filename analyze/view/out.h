@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/view/out.h - command output (out.c): the -o output file, buffered
+ * output that fits a terminal, and a progress line on a terminal's stderr.
+ */
+#ifndef AMB_ANALYZE_OUT_H
+#define AMB_ANALYZE_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <amber/common.h>
+
+/*
+ * The stream a command writes to for -o @path: standard output when @path
+ * is NULL or "-", else @path created (or truncated) for writing.  Returns
+ * the stream, or NULL with errno set by fopen().
+ */
+FILE *ana_output_open(const char *path);
+
+/* What messages call the output of -o @path: @path, or "standard output". */
+const char *ana_output_name(const char *path);
+
+/*
+ * Finish the stream @f of ana_output_open() (NULL: nothing to do): flush
+ * it, and close it unless it is standard output.  @err is what writing it
+ * returned.  A write error shows up here at the latest (the last buffer
+ * goes out now, and fclose() may report what write-back found), so a full
+ * disk is never a silent success.  Returns @err when it is an error other
+ * than -EIO; else the cause fflush()/fclose() report (-ENOSPC ...), -EIO
+ * when the stream's error flag is all there is, or 0.
+ */
+int ana_output_close(FILE *f, int err);
+
+
+/* Bytes gathered before one fwrite (when lines are not cut). */
+#define ANA_OUT_BUF (256u << 10)
+
+/*
+ * Buffered output; lines are cut at the terminal width when it is a tty.
+ * Otherwise bytes gather in @buf and go out ANA_OUT_BUF at a time: the
+ * ana_out_write() family is what hot loops use instead of printf.
+ */
+struct ana_out {
+	FILE *f;
+	unsigned width;        /* 0: no limit */
+	struct amb_buf line;   /* the current line, when cutting */
+	char *buf;             /* pending output when not cutting (ANA_OUT_BUF), lazily */
+	size_t len;
+	bool error;
+	int err;               /* errno of the first failure */
+};
+
+/* Start output to @f (borrowed); lines are cut when @f is a terminal. */
+void ana_out_init(struct ana_out *o, FILE *f);
+/* Never cut lines (JSON). */
+void ana_out_no_cut(struct ana_out *o);
+/* printf into @o; a failure is remembered for ana_out_finish(). */
+void ana_out_printf(struct ana_out *o, const char *fmt, ...) AMB_PRINTF(2, 3);
+/* @s as a JSON string literal, with the quotes. */
+void ana_out_json(struct ana_out *o, const char *s);
+/* Flush and free; returns 0, or the negative errno of the first failed
+ * write (-ENOSPC for a full disk). */
+int ana_out_finish(struct ana_out *o);
+
+/* What ana_out_write() does when @buf is full, missing or lines are cut. */
+void ana_out_write_slow(struct ana_out *o, const void *p, size_t n);
+
+/* Append @n bytes of @p. */
+static inline void ana_out_write(struct ana_out *o, const void *p, size_t n)
+{
+	if (o->buf && !o->width && ANA_OUT_BUF - o->len >= n) {
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		return;
+	}
+	ana_out_write_slow(o, p, n);
+}
+
+/* Append the string @s. */
+static inline void ana_out_str(struct ana_out *o, const char *s)
+{
+	ana_out_write(o, s, strlen(s));
+}
+
+/* Append the byte @c. */
+static inline void ana_out_char(struct ana_out *o, char c)
+{
+	if (o->buf && !o->width && o->len < ANA_OUT_BUF) {
+		o->buf[o->len++] = c;
+		return;
+	}
+	ana_out_write_slow(o, &c, 1);
+}
+
+/* @s right-aligned in @width columns (printf "%*s"); never cut. */
+void ana_out_str_right(struct ana_out *o, const char *s, unsigned width);
+/* @v in decimal, right-aligned in @width columns padded with @pad (' ' or
+ * '0'): printf "%*" PRIu64 and "%0*" PRIu64. */
+void ana_out_u64(struct ana_out *o, uint64_t v, unsigned width, char pad);
+/* @v in lower-case hex, right-aligned in @width columns with spaces
+ * (printf "%*" PRIx64). */
+void ana_out_x64(struct ana_out *o, uint64_t v, unsigned width);
+
+
+struct ana_progress {
+	const char *what;
+	uint64_t n;
+	bool tty, shown;
+};
+
+/*
+ * A record counter on stderr, shown only when stderr is a terminal (the
+ * one place outside a cmd_* function that writes there: it is the
+ * commands' own progress line).  _tick() counts a record and redraws
+ * every 2^18 of them; _done() erases the line.  @what is borrowed.
+ */
+void ana_progress_init(struct ana_progress *p, const char *what);
+void ana_progress_tick(struct ana_progress *p);
+void ana_progress_done(struct ana_progress *p);
+
+#endif /* AMB_ANALYZE_OUT_H */

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/stacks.c - the stack tree: nodes in one array, found by an
+ * open-addressing hash of (parent, kind, name), so that adding a stack
+ * costs one lookup per frame whatever the fan-out.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "analyze/view/stacks.h"
+#include <amber/common.h>
+
+struct ana_stk_tree {
+	struct ana_stk_node *nodes;
+	uint64_t *hashes;        /* per node, for rehashing */
+	size_t nr, cap;
+	uint32_t *tab;           /* node index + 1, 0 = empty */
+	size_t tab_cap;          /* a power of two */
+};
+
+static uint64_t node_hash(uint32_t parent, enum ana_stk_kind kind, const char *name)
+{
+	uint64_t seed = (uint64_t)parent << 8 | (uint64_t)kind;
+
+	return XXH3_64bits_withSeed(name, strlen(name), seed);
+}
+
+static int tab_grow(struct ana_stk_tree *t)
+{
+	size_t cap = t->tab_cap ? t->tab_cap * 2 : 1024, i;
+	uint32_t *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	/* The root is never looked up: it has no parent. */
+	for (i = 1; i < t->nr; i++) {
+		size_t k = t->hashes[i] & (cap - 1);
+
+		while (tab[k])
+			k = (k + 1) & (cap - 1);
+		tab[k] = (uint32_t)i + 1;
+	}
+	free(t->tab);
+	t->tab = tab;
+	t->tab_cap = cap;
+	return 0;
+}
+
+/* Append a node; returns its index or ANA_STK_NONE on -ENOMEM. */
+static uint32_t node_new(struct ana_stk_tree *t, uint32_t parent, enum ana_stk_kind kind,
+			 const char *name, uint64_t hash)
+{
+	struct ana_stk_node *n;
+
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct ana_stk_node *nodes;
+		uint64_t *hashes;
+
+		if (cap >= ANA_STK_NONE)
+			return ANA_STK_NONE;
+		nodes = realloc(t->nodes, cap * sizeof(*nodes));
+		if (!nodes)
+			return ANA_STK_NONE;
+		t->nodes = nodes;
+		hashes = realloc(t->hashes, cap * sizeof(*hashes));
+		if (!hashes)
+			return ANA_STK_NONE;
+		t->hashes = hashes;
+		t->cap = cap;
+	}
+	n = &t->nodes[t->nr];
+	memset(n, 0, sizeof(*n));
+	n->name = strdup(name);
+	if (!n->name)
+		return ANA_STK_NONE;
+	n->kind = kind;
+	n->parent = parent;
+	n->depth = parent == ANA_STK_NONE ? 0 : t->nodes[parent].depth + 1;
+	n->first_child = n->next_sibling = ANA_STK_NONE;
+	if (parent != ANA_STK_NONE) {
+		/* Newest child first until ana_stk_tree_sort() orders them. */
+		n->next_sibling = t->nodes[parent].first_child;
+		t->nodes[parent].first_child = (uint32_t)t->nr;
+	}
+	t->hashes[t->nr] = hash;
+	return (uint32_t)t->nr++;
+}
+
+struct ana_stk_tree *ana_stk_tree_new(void)
+{
+	struct ana_stk_tree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		goto fail;
+	if (node_new(t, ANA_STK_NONE, ANA_STK_OTHER, "", 0) == ANA_STK_NONE || tab_grow(t))
+		goto fail;
+	return t;
+fail:
+	ana_stk_tree_free(t);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void ana_stk_tree_free(struct ana_stk_tree *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr; i++)
+		free((char *)t->nodes[i].name);
+	free(t->nodes);
+	free(t->hashes);
+	free(t->tab);
+	free(t);
+}
+
+/* The child of @parent named @name of @kind, created if missing. */
+static uint32_t child_get(struct ana_stk_tree *t, uint32_t parent, const struct ana_stk_frame *f)
+{
+	uint64_t h = node_hash(parent, f->kind, f->name);
+	size_t k;
+	uint32_t id;
+
+	for (k = h & (t->tab_cap - 1); t->tab[k]; k = (k + 1) & (t->tab_cap - 1)) {
+		const struct ana_stk_node *n = &t->nodes[t->tab[k] - 1];
+
+		if (t->hashes[t->tab[k] - 1] == h && n->parent == parent && n->kind == f->kind &&
+		    !strcmp(n->name, f->name))
+			return t->tab[k] - 1;
+	}
+	if ((t->nr + 1) * 2 > t->tab_cap) {
+		if (tab_grow(t))
+			return ANA_STK_NONE;
+		for (k = h & (t->tab_cap - 1); t->tab[k]; k = (k + 1) & (t->tab_cap - 1))
+			;
+	}
+	id = node_new(t, parent, f->kind, f->name, h);
+	if (id != ANA_STK_NONE)
+		t->tab[k] = id + 1;
+	return id;
+}
+
+int ana_stk_tree_add(struct ana_stk_tree *t, const struct ana_stk_frame *frames, size_t n,
+		 unsigned slot, uint64_t weight)
+{
+	uint32_t cur = ANA_STK_ROOT;
+	size_t i;
+
+	if (slot >= ANA_STK_SLOTS)
+		return -EINVAL;
+	if (n > ANA_STK_MAX_DEPTH) {
+		frames += n - ANA_STK_MAX_DEPTH;
+		n = ANA_STK_MAX_DEPTH;
+	}
+	t->nodes[ANA_STK_ROOT].total[slot] += weight;
+	for (i = 0; i < n; i++) {
+		cur = child_get(t, cur, &frames[i]);
+		if (cur == ANA_STK_NONE)
+			return -ENOMEM;
+		t->nodes[cur].total[slot] += weight;
+	}
+	t->nodes[cur].self[slot] += weight;
+	return 0;
+}
+
+size_t ana_stk_tree_count(const struct ana_stk_tree *t)
+{
+	return t->nr;
+}
+
+const struct ana_stk_node *ana_stk_tree_node(const struct ana_stk_tree *t, uint32_t i)
+{
+	assert(i < t->nr);
+	return &t->nodes[i];
+}
+
+static const struct ana_stk_node *sort_nodes;
+
+static int sibling_cmp(const void *a, const void *b)
+{
+	const struct ana_stk_node *x = &sort_nodes[*(const uint32_t *)a];
+	const struct ana_stk_node *y = &sort_nodes[*(const uint32_t *)b];
+	int c;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return (int)x->kind - (int)y->kind;
+}
+
+int ana_stk_tree_sort(struct ana_stk_tree *t)
+{
+	uint32_t *order;
+	size_t i, nr = t->nr - 1;
+
+	if (!nr)
+		return 0;
+	order = malloc(nr * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		order[i] = (uint32_t)i + 1;
+	sort_nodes = t->nodes;
+	qsort(order, nr, sizeof(*order), sibling_cmp);
+	sort_nodes = NULL;
+	for (i = 0; i < t->nr; i++)
+		t->nodes[i].first_child = ANA_STK_NONE;
+	/* Link back to front so that each list ends up in sorted order. */
+	for (i = nr; i-- > 0;) {
+		struct ana_stk_node *n = &t->nodes[order[i]];
+
+		n->next_sibling = t->nodes[n->parent].first_child;
+		t->nodes[n->parent].first_child = order[i];
+	}
+	free(order);
+	return 0;
+}
+
+static int put_folded_name(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		int c = (unsigned char)*s;
+
+		if (c == ';')
+			c = ':';
+		else if (c < 0x20 || c == 0x7f)
+			c = '?';
+		if (putc(c, f) == EOF)
+			return -EIO;
+	}
+	return 0;
+}
+
+int ana_stk_tree_write_folded(const struct ana_stk_tree *t, unsigned slot, FILE *f)
+{
+	uint32_t *path = NULL, id;
+	size_t depth = 0, i;
+	int err = 0;
+
+	if (slot >= ANA_STK_SLOTS)
+		return -EINVAL;
+	path = malloc((ANA_STK_MAX_DEPTH + 1) * sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	if (t->nodes[ANA_STK_ROOT].self[slot] &&
+	    fprintf(f, "[root] %" PRIu64 "\n", t->nodes[ANA_STK_ROOT].self[slot]) < 0) {
+		err = -EIO;
+		goto out;
+	}
+	/* Depth-first, without recursion: @path holds the nodes from the
+	 * root's child down to the current one. */
+	id = t->nodes[ANA_STK_ROOT].first_child;
+	while (id != ANA_STK_NONE) {
+		const struct ana_stk_node *n = &t->nodes[id];
+
+		path[depth++] = id;
+		if (n->self[slot]) {
+			for (i = 0; i < depth && !err; i++) {
+				if (i && putc(';', f) == EOF)
+					err = -EIO;
+				if (!err)
+					err = put_folded_name(f, t->nodes[path[i]].name);
+			}
+			if (!err && fprintf(f, " %" PRIu64 "\n", n->self[slot]) < 0)
+				err = -EIO;
+			if (err)
+				goto out;
+		}
+		if (n->first_child != ANA_STK_NONE && n->total[slot]) {
+			id = n->first_child;
+			continue;
+		}
+		/* Up until a node has a next sibling. */
+		while (depth && t->nodes[path[depth - 1]].next_sibling == ANA_STK_NONE)
+			depth--;
+		if (!depth)
+			break;
+		id = t->nodes[path[--depth]].next_sibling;
+	}
+	if (ferror(f))
+		err = -EIO;
+out:
+	free(path);
+	return err;
+}
