@@ -42,6 +42,26 @@ int amb_hashmap_add(struct amb_hashmap *m, uint64_t hash, uint64_t key, void *va
 	return 0;
 }
 
+int amb_hashmap_put_u64(struct amb_hashmap *m, uint64_t hash, uint64_t key, void *value,
+			void **old)
+{
+	size_t i;
+
+	if (old)
+		*old = NULL;
+	if (m->cap) {
+		for (i = hash & (m->cap - 1); m->slots[i].value; i = (i + 1) & (m->cap - 1)) {
+			if (m->slots[i].hash == hash && m->slots[i].key == key) {
+				if (old)
+					*old = m->slots[i].value;
+				m->slots[i].value = value;
+				return 0;
+			}
+		}
+	}
+	return amb_hashmap_add(m, hash, key, value);
+}
+
 void amb_hashmap_clear(struct amb_hashmap *m)
 {
 	if (m->slots)

@@ -83,6 +83,15 @@ static inline void *amb_hashmap_find(const struct amb_hashmap *m, uint64_t hash,
  */
 int amb_hashmap_add(struct amb_hashmap *m, uint64_t hash, uint64_t key, void *value);
 
+/*
+ * Store @value (not NULL) under @hash and the integer key @key, replacing
+ * the value already stored under that key word if any; *@old (may be
+ * NULL) receives the replaced value, or NULL.  Returns 0, or -ENOMEM with
+ * the map unchanged.
+ */
+int amb_hashmap_put_u64(struct amb_hashmap *m, uint64_t hash, uint64_t key, void *value,
+			void **old);
+
 /* Number of entries. */
 static inline size_t amb_hashmap_count(const struct amb_hashmap *m)
 {

@@ -13,9 +13,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "analyze/replay/perf_record.h"
 #include "analyze/replay/replay.h"
+#include "common/hashmap.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 /* Key/value pairs of META, TOPOLOGY or TRACEFS; values are NUL-terminated. */
@@ -26,8 +29,9 @@ struct kv_entry {
 };
 
 struct kv_map {
-	struct kv_entry *v;
+	struct kv_entry *v;          /* in the order first written */
 	size_t n, cap;
+	struct amb_hashmap by_key;   /* key -> index in @v + 1 */
 };
 
 struct id_entry {
@@ -54,11 +58,11 @@ struct ana_session {
 	struct kv_map meta, topo, tracefs;
 	struct ksyms_text *ksyms;      /* decoded on first use: see ksyms_load() */
 	struct ana_event *events;
-	size_t nr_events;
+	size_t nr_events, cap_events;
 	struct id_entry *ids;          /* sorted by id */
 	size_t nr_ids;
 	struct ana_buildid *bids;
-	size_t nr_bids;
+	size_t nr_bids, cap_bids;
 	struct ana_session_stats stats;
 };
 
@@ -69,15 +73,34 @@ static void kv_free(struct kv_map *m)
 		free(m->v[i].val);
 	}
 	free(m->v);
+	amb_hashmap_free(&m->by_key);
 	memset(m, 0, sizeof(*m));
 }
 
-static struct kv_entry *kv_find(const struct kv_map *m, const char *key, size_t klen)
+/* A key being looked up: not NUL-terminated in a payload. */
+struct kv_key {
+	const struct kv_map *m;
+	const char *key;
+	size_t len;
+};
+
+static bool kv_eq(uint64_t stored, const void *key)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (strlen(m->v[i].key) == klen && !memcmp(m->v[i].key, key, klen))
-			return &m->v[i];
-	return NULL;
+	const struct kv_key *k = key;
+	const char *s = k->m->v[stored].key;
+
+	return strlen(s) == k->len && !memcmp(s, k->key, k->len);
+}
+
+static struct kv_entry *kv_find(const struct kv_map *m, const char *key, size_t klen,
+				uint64_t *hash)
+{
+	struct kv_key k = { m, key, klen };
+	uintptr_t i;
+
+	*hash = XXH3_64bits(key, klen);
+	i = (uintptr_t)amb_hashmap_find(&m->by_key, *hash, kv_eq, &k);
+	return i ? &m->v[i - 1] : NULL;
 }
 
 static char *dup_n(const void *p, size_t n)
@@ -94,7 +117,8 @@ static char *dup_n(const void *p, size_t n)
 /* A later pair replaces an earlier one with the same key (FORMAT.md §5). */
 static int kv_set(struct kv_map *m, const struct amb_kv *kv)
 {
-	struct kv_entry *e = kv_find(m, kv->key, kv->key_len);
+	uint64_t hash;
+	struct kv_entry *e = kv_find(m, kv->key, kv->key_len, &hash);
 	char *val = dup_n(kv->val, kv->val_len);
 
 	if (!val)
@@ -105,19 +129,16 @@ static int kv_set(struct kv_map *m, const struct amb_kv *kv)
 		e->len = kv->val_len;
 		return 0;
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 32;
-		struct kv_entry *v = realloc(m->v, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		m->v = v;
-		m->cap = cap;
-	}
+	if (amb_ensure_cap((void **)&m->v, &m->cap, sizeof(*m->v), m->n + 1))
+		goto nomem;
 	e = &m->v[m->n];
 	e->key = dup_n(kv->key, kv->key_len);
 	if (!e->key)
 		goto nomem;
+	if (amb_hashmap_add(&m->by_key, hash, m->n, (void *)(uintptr_t)(m->n + 1))) {
+		free(e->key);
+		goto nomem;
+	}
 	e->val = val;
 	e->len = kv->val_len;
 	m->n++;
@@ -129,7 +150,8 @@ nomem:
 
 static const char *kv_get(const struct kv_map *m, const char *key, size_t *len)
 {
-	const struct kv_entry *e = kv_find(m, key, strlen(key));
+	uint64_t hash;
+	const struct kv_entry *e = kv_find(m, key, strlen(key), &hash);
 
 	if (len)
 		*len = e ? e->len : 0;
@@ -175,13 +197,12 @@ static int load_events(struct ana_session *s, const struct amb_block_info *bi,
 
 	amb_cursor_init(&c, data, len);
 	while ((ret = amb_event_next(&c, &e)) > 0) {
-		struct ana_event *evs, *ev;
+		struct ana_event *ev;
 
-		evs = realloc(s->events, (s->nr_events + 1) * sizeof(*evs));
-		if (!evs)
+		if (amb_ensure_cap((void **)&s->events, &s->cap_events, sizeof(*s->events),
+				   s->nr_events + 1))
 			return -ENOMEM;
-		s->events = evs;
-		ev = &evs[s->nr_events];
+		ev = &s->events[s->nr_events];
 		memset(ev, 0, sizeof(*ev));
 		ana_attr_to_host(&ev->attr, e.attr, e.attr_size, s->swap);
 		ev->index = (uint32_t)s->nr_events;
@@ -215,13 +236,11 @@ static int load_buildids(struct ana_session *s, const struct amb_block_info *bi,
 
 	amb_cursor_init(&c, data, len);
 	while ((ret = amb_buildid_next(&c, &e)) > 0) {
-		struct ana_buildid *v, *b;
+		struct ana_buildid *b;
 
-		v = realloc(s->bids, (s->nr_bids + 1) * sizeof(*v));
-		if (!v)
+		if (amb_ensure_cap((void **)&s->bids, &s->cap_bids, sizeof(*s->bids), s->nr_bids + 1))
 			return -ENOMEM;
-		s->bids = v;
-		b = &v[s->nr_bids];
+		b = &s->bids[s->nr_bids];
 		memset(b, 0, sizeof(*b));
 		b->path = dup_n(e.path, e.path_len);
 		if (!b->path)

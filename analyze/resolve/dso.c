@@ -21,6 +21,7 @@
 #include "analyze/resolve/debuginfod.h"
 #include "analyze/resolve/dso.h"
 #include "analyze/resolve/symbols.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 struct buildid_note {
@@ -86,15 +87,8 @@ int ana_dso_table_add_buildid(struct ana_dso_table *t, const char *path,
 
 	if (!len || len > ANA_BUILD_ID_MAX)
 		return 0;
-	if (t->nr_notes == t->cap_notes) {
-		size_t cap = t->cap_notes ? t->cap_notes * 2 : 32;
-
-		n = realloc(t->notes, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		t->notes = n;
-		t->cap_notes = cap;
-	}
+	if (amb_ensure_cap((void **)&t->notes, &t->cap_notes, sizeof(*t->notes), t->nr_notes + 1))
+		return -ENOMEM;
 	n = &t->notes[t->nr_notes];
 	n->path = strdup(path);
 	if (!n->path)
@@ -173,15 +167,8 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
 	for (i = 0; i < t->nr; i++)
 		if (dso_matches(t->dsos[i], path, build_id, len))
 			return t->dsos[i];
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		struct ana_dso **n = realloc(t->dsos, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->dsos = n;
-		t->cap = cap;
-	}
+	if (amb_ensure_cap((void **)&t->dsos, &t->cap, sizeof(*t->dsos), t->nr + 1))
+		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "analyze/resolve/embedded.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 /* One FILE block: where its part goes. */
@@ -58,8 +59,7 @@ struct ana_embed {
 	int dirfd;
 	uint64_t written;         /* bytes extracted, against ANA_EMBED_TOTAL_MAX */
 	/* What was created under @dir, removed in reverse order at free. */
-	char **created;
-	bool *created_dir;
+	struct created { char *rel; bool dir; } *created;
 	size_t nr_created, cap_created;
 };
 
@@ -102,15 +102,8 @@ static struct embed_file *file_add(struct ana_embed *e, const struct amb_file_en
 {
 	struct embed_file *f;
 
-	if (e->nr == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 16;
-
-		f = realloc(e->files, cap * sizeof(*f));
-		if (!f)
-			return NULL;
-		e->files = f;
-		e->cap = cap;
-	}
+	if (amb_ensure_cap((void **)&e->files, &e->cap, sizeof(*e->files), e->nr + 1))
+		return NULL;
 	f = &e->files[e->nr];
 	memset(f, 0, sizeof(*f));
 	f->name = malloc(fe->name_len + 1);
@@ -129,15 +122,8 @@ static struct embed_file *file_add(struct ana_embed *e, const struct amb_file_en
 
 static int part_add(struct embed_file *f, size_t block, const struct amb_file_entry *fe)
 {
-	if (f->nr_parts == f->cap_parts) {
-		size_t cap = f->cap_parts ? f->cap_parts * 2 : 4;
-		struct embed_part *p = realloc(f->parts, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		f->parts = p;
-		f->cap_parts = cap;
-	}
+	if (amb_ensure_cap((void **)&f->parts, &f->cap_parts, sizeof(*f->parts), f->nr_parts + 1))
+		return -ENOMEM;
 	f->parts[f->nr_parts++] = (struct embed_part){ block, fe->part_offset, fe->data_len };
 	return 0;
 }
@@ -236,25 +222,14 @@ static int remember(struct ana_embed *e, const char *rel, bool is_dir)
 {
 	char *copy;
 
-	if (e->nr_created == e->cap_created) {
-		size_t cap = e->cap_created ? e->cap_created * 2 : 16;
-		char **c = realloc(e->created, cap * sizeof(*c));
-		bool *d;
-
-		if (!c)
-			return -ENOMEM;
-		e->created = c;
-		d = realloc(e->created_dir, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		e->created_dir = d;
-		e->cap_created = cap;
-	}
+	if (amb_ensure_cap((void **)&e->created, &e->cap_created, sizeof(*e->created),
+			   e->nr_created + 1))
+		return -ENOMEM;
 	copy = strdup(rel);
 	if (!copy)
 		return -ENOMEM;
-	e->created[e->nr_created] = copy;
-	e->created_dir[e->nr_created++] = is_dir;
+	e->created[e->nr_created].rel = copy;
+	e->created[e->nr_created++].dir = is_dir;
 	return 0;
 }
 
@@ -265,8 +240,8 @@ void ana_embed_free(struct ana_embed *e)
 	/* Reverse order: files before the directories holding them. */
 	for (size_t i = e->nr_created; i-- > 0;) {
 		if (e->dirfd >= 0)
-			unlinkat(e->dirfd, e->created[i], e->created_dir[i] ? AT_REMOVEDIR : 0);
-		free(e->created[i]);
+			unlinkat(e->dirfd, e->created[i].rel, e->created[i].dir ? AT_REMOVEDIR : 0);
+		free(e->created[i].rel);
 	}
 	if (e->dirfd >= 0)
 		close(e->dirfd);
@@ -278,7 +253,6 @@ void ana_embed_free(struct ana_embed *e)
 		free(e->files[i].path);
 	}
 	free(e->created);
-	free(e->created_dir);
 	free(e->files);
 	free(e->dir);
 	free(e);

@@ -12,6 +12,7 @@
 #include "analyze/resolve/hits.h"
 #include "analyze/resolve/machine.h"
 #include "analyze/resolve/pipeline.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 #define PROT_EXEC_BIT 4u   /* PROT_EXEC in MMAP2 records (Linux value) */
@@ -36,15 +37,8 @@ static struct ana_dso_hit *hit_get(struct hit_ctx *c, struct ana_dso *d)
 			return &h->v[i];
 		}
 	}
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 32;
-
-		v = realloc(h->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (amb_ensure_cap((void **)&h->v, &h->cap, sizeof(*h->v), h->n + 1))
+		return NULL;
 	v = &h->v[h->n];
 	memset(v, 0, sizeof(*v));
 	v->dso = d;

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "analyze/resolve/machine.h"
+#include "common/hashmap.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 struct proc {
@@ -27,11 +29,6 @@ struct ana_thread {
 };
 
 /* Open-addressing table from a 32-bit id to a pointer. */
-struct id_table {
-	uint32_t *keys;
-	void **vals;
-	size_t cap, nr;        /* cap is a power of two */
-};
 
 /*
  * A command name.  Names are never freed before the machine, not even when
@@ -70,60 +67,19 @@ struct ana_machine {
 	uint64_t kernel_gen;           /* stack key of walks without a thread */
 	struct ana_ksyms *ksyms;
 	struct ana_session *ksyms_src; /* KSYMS not parsed yet: see machine_ksyms() */
-	struct id_table threads;   /* tid -> struct ana_thread */
-	struct id_table procs;     /* pid -> struct proc */
+	struct amb_hashmap threads;    /* tid -> struct ana_thread */
+	struct amb_hashmap procs;      /* pid -> struct proc */
 };
 
-static size_t id_hash(uint32_t k, size_t cap)
+static void *id_get(const struct amb_hashmap *t, uint32_t id)
 {
-	return (size_t)((k * 2654435761u) & (cap - 1));
+	return amb_hashmap_find_u64(t, amb_hash_u64(id), id);
 }
 
-static void *id_get(const struct id_table *t, uint32_t k)
+/* Store @v under @id, replacing what was there (the caller owns it). */
+static int id_put(struct amb_hashmap *t, uint32_t id, void *v)
 {
-	size_t i;
-
-	if (!t->cap)
-		return NULL;
-	for (i = id_hash(k, t->cap); t->vals[i]; i = (i + 1) & (t->cap - 1))
-		if (t->keys[i] == k)
-			return t->vals[i];
-	return NULL;
-}
-
-static int id_put(struct id_table *t, uint32_t k, void *v)
-{
-	size_t i;
-
-	if ((t->nr + 1) * 2 > t->cap) {
-		struct id_table n = { 0 };
-		size_t j;
-
-		n.cap = t->cap ? t->cap * 2 : 64;
-		n.keys = calloc(n.cap, sizeof(*n.keys));
-		n.vals = calloc(n.cap, sizeof(*n.vals));
-		if (!n.keys || !n.vals) {
-			free(n.keys);
-			free(n.vals);
-			return -ENOMEM;
-		}
-		for (j = 0; j < t->cap; j++)
-			if (t->vals[j])
-				id_put(&n, t->keys[j], t->vals[j]);
-		free(t->keys);
-		free(t->vals);
-		*t = n;
-	}
-	for (i = id_hash(k, t->cap); t->vals[i]; i = (i + 1) & (t->cap - 1)) {
-		if (t->keys[i] == k) {
-			t->vals[i] = v;
-			return 0;
-		}
-	}
-	t->keys[i] = k;
-	t->vals[i] = v;
-	t->nr++;
-	return 0;
+	return amb_hashmap_put_u64(t, amb_hash_u64(id), id, v, NULL);
 }
 
 struct ana_machine *ana_machine_new(struct ana_dso_table *dsos)
@@ -139,30 +95,26 @@ struct ana_machine *ana_machine_new(struct ana_dso_table *dsos)
 
 void ana_machine_free(struct ana_machine *m)
 {
-	size_t i;
+	struct amb_hashmap_slot *slot;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->threads.cap; i++)
-		free(m->threads.vals[i]);
+	amb_hashmap_for_each(&m->threads, slot)
+		free(slot->value);
 	while (m->comms) {
 		struct comm_str *c = m->comms;
 
 		m->comms = c->next;
 		free(c);
 	}
-	for (i = 0; i < m->procs.cap; i++) {
-		struct proc *p = m->procs.vals[i];
+	amb_hashmap_for_each(&m->procs, slot) {
+		struct proc *p = slot->value;
 
-		if (p) {
-			free(p->maps);
-			free(p);
-		}
+		free(p->maps);
+		free(p);
 	}
-	free(m->threads.keys);
-	free(m->threads.vals);
-	free(m->procs.keys);
-	free(m->procs.vals);
+	amb_hashmap_free(&m->threads);
+	amb_hashmap_free(&m->procs);
 	ana_ksyms_free(m->ksyms);
 	free(m->resolved);
 	free(m);
@@ -280,7 +232,7 @@ struct ana_thread *ana_machine_find_thread(const struct ana_machine *m, uint32_t
 
 size_t ana_machine_thread_count(const struct ana_machine *m)
 {
-	return m->threads.nr;
+	return amb_hashmap_count(&m->threads);
 }
 
 uint32_t ana_thread_pid(const struct ana_thread *t)
@@ -362,18 +314,8 @@ static int proc_insert_map(struct proc *p, const struct ana_map *nm)
 		size_t removed = last - first, added = 1 + keep_l + keep_r;
 		size_t nr = p->nr - removed + added;
 
-		if (nr > p->cap) {
-			size_t cap = p->cap ? p->cap * 2 : 16;
-			struct ana_map *n;
-
-			while (cap < nr)
-				cap *= 2;
-			n = realloc(p->maps, cap * sizeof(*n));
-			if (!n)
-				return -ENOMEM;
-			p->maps = n;
-			p->cap = cap;
-		}
+		if (amb_ensure_cap((void **)&p->maps, &p->cap, sizeof(*p->maps), nr))
+			return -ENOMEM;
 		memmove(&p->maps[first + added], &p->maps[last],
 			(p->nr - last) * sizeof(*p->maps));
 		if (keep_l)
@@ -493,16 +435,15 @@ int ana_machine_process(struct ana_machine *m, const struct ana_record *rec)
 
 void ana_machine_set_ksyms(struct ana_machine *m, struct ana_ksyms *k)
 {
-	size_t i;
+	struct amb_hashmap_slot *slot;
 
 	ana_ksyms_free(m->ksyms);
 	m->ksyms = k;
 	m->ksyms_src = NULL;
 	/* Kernel frames resolve differently now: no stack key stays valid. */
 	m->kernel_gen = ++m->gen;
-	for (i = 0; i < m->procs.cap; i++)
-		if (m->procs.vals[i])
-			proc_changed(m, m->procs.vals[i]);
+	amb_hashmap_for_each(&m->procs, slot)
+		proc_changed(m, slot->value);
 }
 
 int ana_machine_load_session(struct ana_machine *m, struct ana_session *s)

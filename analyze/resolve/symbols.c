@@ -25,6 +25,8 @@
 
 #include "analyze/resolve/dso.h"
 #include "analyze/resolve/symbols.h"
+#include "common/hashmap.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 struct load_seg {
@@ -65,8 +67,7 @@ struct ana_sym_cache {
 	bool failed;            /* the ELF could not be reported: never retry */
 	struct load_seg *segs;
 	size_t nr_segs;
-	struct cache_entry **tab;
-	size_t cap, nr;         /* cap is a power of two */
+	struct amb_hashmap cache;  /* address -> struct cache_entry */
 	struct cache_chunk *chunks;
 	/* dwfl_module_addrinfo() walks the whole symbol table on every call;
 	 * symbols it has named are remembered as ranges, so that it runs
@@ -95,7 +96,7 @@ void ana_sym_cache_free(struct ana_sym_cache *c)
 	if (c->dwfl)
 		dwfl_end(c->dwfl);
 	free(c->segs);
-	free(c->tab);
+	amb_hashmap_free(&c->cache);
 	free(c->spans);
 	free(c->reach);
 	free(c->ranges);
@@ -175,41 +176,13 @@ int ana_dso_file_to_vaddr(struct ana_dso *d, uint64_t off, uint64_t *vaddr)
 	return -ENOENT;
 }
 
-static size_t addr_hash(uint64_t a, size_t cap)
-{
-	a ^= a >> 29;
-	a *= 0xbf58476d1ce4e5b9ull;
-	a ^= a >> 32;
-	return (size_t)a & (cap - 1);
-}
-
 static struct cache_entry *cache_slot(struct ana_sym_cache *c, uint64_t addr)
 {
-	struct cache_entry *e;
-	size_t i;
+	uint64_t h = amb_hash_u64(addr);
+	struct cache_entry *e = amb_hashmap_find_u64(&c->cache, h, addr);
 
-	if ((c->nr + 1) * 4 > c->cap * 3) {
-		size_t cap = c->cap ? c->cap * 2 : 1024, j;
-		struct cache_entry **n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (j = 0; j < c->cap; j++) {
-			size_t k;
-
-			if (!c->tab[j])
-				continue;
-			for (k = addr_hash(c->tab[j]->addr, cap); n[k]; k = (k + 1) & (cap - 1))
-				;
-			n[k] = c->tab[j];
-		}
-		free(c->tab);
-		c->tab = n;
-		c->cap = cap;
-	}
-	for (i = addr_hash(addr, c->cap); c->tab[i]; i = (i + 1) & (c->cap - 1))
-		if (c->tab[i]->addr == addr)
-			return c->tab[i];
+	if (e)
+		return e;
 	if (!c->chunks || c->chunks->used == CHUNK_ENTRIES) {
 		struct cache_chunk *ch = malloc(sizeof(*ch));
 
@@ -219,11 +192,12 @@ static struct cache_entry *cache_slot(struct ana_sym_cache *c, uint64_t addr)
 		ch->used = 0;
 		c->chunks = ch;
 	}
-	e = &c->chunks->e[c->chunks->used++];
+	e = &c->chunks->e[c->chunks->used];
 	memset(e, 0, sizeof(*e));
 	e->addr = addr;
-	c->tab[i] = e;
-	c->nr++;
+	if (amb_hashmap_add(&c->cache, h, addr, e))
+		return NULL;
+	c->chunks->used++;
 	return e;
 }
 
@@ -377,7 +351,6 @@ static const struct sym_range *range_find(const struct ana_sym_cache *c, uint64_
 static void range_learn(struct ana_sym_cache *c, uint64_t start, uint64_t size,
 			const char *name)
 {
-	struct sym_range *r;
 	uint64_t end;
 	size_t i;
 
@@ -392,15 +365,9 @@ static void range_learn(struct ana_sym_cache *c, uint64_t start, uint64_t size,
 	}
 	if (!range_is_clean(c, start, end))
 		return;
-	if (c->nr_ranges == c->cap_ranges) {
-		size_t cap = c->cap_ranges ? c->cap_ranges * 2 : 64;
-
-		r = realloc(c->ranges, cap * sizeof(*r));
-		if (!r)
-			return;
-		c->ranges = r;
-		c->cap_ranges = cap;
-	}
+	if (amb_ensure_cap((void **)&c->ranges, &c->cap_ranges, sizeof(*c->ranges),
+			   c->nr_ranges + 1))
+		return;
 	for (i = c->nr_ranges; i > 0 && c->ranges[i - 1].start > start; i--)
 		;
 	memmove(&c->ranges[i + 1], &c->ranges[i], (c->nr_ranges - i) * sizeof(*c->ranges));

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 
 #include "analyze/resolve/unwind.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 /* Processes with a live Dwfl; each holds its DSOs' files open. */
@@ -83,7 +84,7 @@ struct ana_unwinder {
 
 	/* Its frames; handed out once the unwind is known good. */
 	struct ana_unwind_frame *frames;
-	unsigned nr_frames, cap_frames;
+	size_t nr_frames, cap_frames;
 };
 
 /*
@@ -326,15 +327,8 @@ static struct uw_proc *proc_rebuild(struct ana_unwinder *u, struct uw_proc *p)
 
 static int proc_add_module(struct uw_proc *p, const struct uw_module *um)
 {
-	if (p->nr_mods == p->cap_mods) {
-		size_t cap = p->cap_mods ? p->cap_mods * 2 : 8;
-		struct uw_module *n = realloc(p->mods, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->mods = n;
-		p->cap_mods = cap;
-	}
+	if (amb_ensure_cap((void **)&p->mods, &p->cap_mods, sizeof(*p->mods), p->nr_mods + 1))
+		return -ENOMEM;
 	p->mods[p->nr_mods++] = *um;
 	return 0;
 }
@@ -405,15 +399,9 @@ static int frames_push(struct ana_unwinder *u, uint64_t pc, bool activation, boo
 {
 	struct ana_unwind_frame *f;
 
-	if (u->nr_frames == u->cap_frames) {
-		unsigned cap = u->cap_frames ? u->cap_frames * 2 : 64;
-		struct ana_unwind_frame *n = realloc(u->frames, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		u->frames = n;
-		u->cap_frames = cap;
-	}
+	if (amb_ensure_cap((void **)&u->frames, &u->cap_frames, sizeof(*u->frames),
+			   u->nr_frames + 1))
+		return -ENOMEM;
 	f = &u->frames[u->nr_frames++];
 	f->pc = pc;
 	f->activation = activation;

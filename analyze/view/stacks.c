@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * analyze/stacks.c - the stack tree: nodes in one array, found by an
- * open-addressing hash of (parent, kind, name), so that adding a stack
- * costs one lookup per frame whatever the fan-out.
+ * analyze/view/stacks.c - the stack tree: nodes in one array, found by a
+ * hash of (parent, kind, name), so that adding a stack costs one lookup
+ * per frame whatever the fan-out.
  */
 #include <assert.h>
 #include <errno.h>
@@ -12,14 +12,14 @@
 #include <xxhash.h>
 
 #include "analyze/view/stacks.h"
+#include "common/hashmap.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 struct ana_stk_tree {
 	struct ana_stk_node *nodes;
-	uint64_t *hashes;        /* per node, for rehashing */
 	size_t nr, cap;
-	uint32_t *tab;           /* node index + 1, 0 = empty */
-	size_t tab_cap;          /* a power of two */
+	struct amb_hashmap children;   /* (parent, kind, name) -> node index + 1 */
 };
 
 static uint64_t node_hash(uint32_t parent, enum ana_stk_kind kind, const char *name)
@@ -29,50 +29,15 @@ static uint64_t node_hash(uint32_t parent, enum ana_stk_kind kind, const char *n
 	return XXH3_64bits_withSeed(name, strlen(name), seed);
 }
 
-static int tab_grow(struct ana_stk_tree *t)
-{
-	size_t cap = t->tab_cap ? t->tab_cap * 2 : 1024, i;
-	uint32_t *tab = calloc(cap, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	/* The root is never looked up: it has no parent. */
-	for (i = 1; i < t->nr; i++) {
-		size_t k = t->hashes[i] & (cap - 1);
-
-		while (tab[k])
-			k = (k + 1) & (cap - 1);
-		tab[k] = (uint32_t)i + 1;
-	}
-	free(t->tab);
-	t->tab = tab;
-	t->tab_cap = cap;
-	return 0;
-}
-
 /* Append a node; returns its index or ANA_STK_NONE on -ENOMEM. */
 static uint32_t node_new(struct ana_stk_tree *t, uint32_t parent, enum ana_stk_kind kind,
-			 const char *name, uint64_t hash)
+			 const char *name)
 {
 	struct ana_stk_node *n;
 
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct ana_stk_node *nodes;
-		uint64_t *hashes;
-
-		if (cap >= ANA_STK_NONE)
-			return ANA_STK_NONE;
-		nodes = realloc(t->nodes, cap * sizeof(*nodes));
-		if (!nodes)
-			return ANA_STK_NONE;
-		t->nodes = nodes;
-		hashes = realloc(t->hashes, cap * sizeof(*hashes));
-		if (!hashes)
-			return ANA_STK_NONE;
-		t->hashes = hashes;
-		t->cap = cap;
-	}
+	if (t->nr + 1 >= ANA_STK_NONE ||
+	    amb_ensure_cap((void **)&t->nodes, &t->cap, sizeof(*t->nodes), t->nr + 1))
+		return ANA_STK_NONE;
 	n = &t->nodes[t->nr];
 	memset(n, 0, sizeof(*n));
 	n->name = strdup(name);
@@ -87,7 +52,6 @@ static uint32_t node_new(struct ana_stk_tree *t, uint32_t parent, enum ana_stk_k
 		n->next_sibling = t->nodes[parent].first_child;
 		t->nodes[parent].first_child = (uint32_t)t->nr;
 	}
-	t->hashes[t->nr] = hash;
 	return (uint32_t)t->nr++;
 }
 
@@ -95,15 +59,12 @@ struct ana_stk_tree *ana_stk_tree_new(void)
 {
 	struct ana_stk_tree *t = calloc(1, sizeof(*t));
 
-	if (!t)
-		goto fail;
-	if (node_new(t, ANA_STK_NONE, ANA_STK_OTHER, "", 0) == ANA_STK_NONE || tab_grow(t))
-		goto fail;
+	if (!t || node_new(t, ANA_STK_NONE, ANA_STK_OTHER, "") == ANA_STK_NONE) {
+		ana_stk_tree_free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return t;
-fail:
-	ana_stk_tree_free(t);
-	errno = ENOMEM;
-	return NULL;
 }
 
 void ana_stk_tree_free(struct ana_stk_tree *t)
@@ -113,34 +74,40 @@ void ana_stk_tree_free(struct ana_stk_tree *t)
 	for (size_t i = 0; i < t->nr; i++)
 		free((char *)t->nodes[i].name);
 	free(t->nodes);
-	free(t->hashes);
-	free(t->tab);
+	amb_hashmap_free(&t->children);
 	free(t);
+}
+
+/* A child being looked up. */
+struct child_key {
+	const struct ana_stk_tree *t;
+	uint32_t parent;
+	const struct ana_stk_frame *f;
+};
+
+static bool child_eq(uint64_t stored, const void *key)
+{
+	const struct child_key *k = key;
+	const struct ana_stk_node *n = &k->t->nodes[stored];
+
+	return n->parent == k->parent && n->kind == k->f->kind && !strcmp(n->name, k->f->name);
 }
 
 /* The child of @parent named @name of @kind, created if missing. */
 static uint32_t child_get(struct ana_stk_tree *t, uint32_t parent, const struct ana_stk_frame *f)
 {
+	struct child_key k = { t, parent, f };
 	uint64_t h = node_hash(parent, f->kind, f->name);
-	size_t k;
+	uintptr_t found = (uintptr_t)amb_hashmap_find(&t->children, h, child_eq, &k);
 	uint32_t id;
 
-	for (k = h & (t->tab_cap - 1); t->tab[k]; k = (k + 1) & (t->tab_cap - 1)) {
-		const struct ana_stk_node *n = &t->nodes[t->tab[k] - 1];
-
-		if (t->hashes[t->tab[k] - 1] == h && n->parent == parent && n->kind == f->kind &&
-		    !strcmp(n->name, f->name))
-			return t->tab[k] - 1;
-	}
-	if ((t->nr + 1) * 2 > t->tab_cap) {
-		if (tab_grow(t))
-			return ANA_STK_NONE;
-		for (k = h & (t->tab_cap - 1); t->tab[k]; k = (k + 1) & (t->tab_cap - 1))
-			;
-	}
-	id = node_new(t, parent, f->kind, f->name, h);
-	if (id != ANA_STK_NONE)
-		t->tab[k] = id + 1;
+	/* Values must not be NULL: the map holds index + 1. */
+	if (found)
+		return (uint32_t)(found - 1);
+	id = node_new(t, parent, f->kind, f->name);
+	if (id != ANA_STK_NONE &&
+	    amb_hashmap_add(&t->children, h, id, (void *)((uintptr_t)id + 1)))
+		return ANA_STK_NONE;
 	return id;
 }
 
