@@ -134,7 +134,7 @@ $(B)/san/%.o: %.c
 	@$(if $(Q),echo "  CC san  $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-SAN_BASE    := $(call obj,san,$(FORMAT_SRC) $(COMMON_SRC))
+SAN_BASE    := $(LIB_OBJ_SAN)
 SAN_RECORD  := $(call obj,san,$(RECORD_LIB_SRC))
 SAN_ANALYZE := $(call obj,san,$(ANALYZE_LIB_SRC))
 
@@ -158,7 +158,7 @@ $(B)/fuzz/obj/%.o: %.c
 	@$(if $(Q),echo "  CC fuzz $<")
 	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
 
-FUZZ_BASE    := $(call obj,fuzz/obj,$(FORMAT_SRC) $(COMMON_SRC))
+FUZZ_BASE    := $(LIB_OBJ_FUZZ)
 FUZZ_RECORD  := $(call obj,fuzz/obj,$(RECORD_LIB_SRC))
 FUZZ_ANALYZE := $(call obj,fuzz/obj,$(ANALYZE_LIB_SRC))
 FUZZ_LINK    := -O1 -g -fsanitize=fuzzer,address,undefined

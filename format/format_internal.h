@@ -3,7 +3,9 @@
  * format/format_internal.h - declarations shared by the files of format/.
  *
  * Not installed and not for other modules: record/ and analyze/ use only
- * format/format.h.  Test tools may include it to build damaged files.
+ * <amber/format.h>.  Nothing here is exported from libamber-format.so
+ * (hidden visibility, no AMB_API).  Test tools, linked statically, may
+ * include it to build damaged files.
  */
 #ifndef AMB_FORMAT_INTERNAL_H
 #define AMB_FORMAT_INTERNAL_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * format/format.h - read and write .amber recordings.
+ * <amber/format.h> - read and write .amber recordings (format/ of amber).
  *
  * The normative description of the bytes is docs/FORMAT.md; section numbers
  * below ("FORMAT.md §3") point into it.  Installed as <amber/format.h> with
@@ -282,7 +282,8 @@ struct amb_reader;
  * flag or a path that is not a regular file or block device, -errno from
  * open/read, -ENOMEM, -AMB_E_MAGIC, -AMB_E_VERSION, -AMB_E_HDR_CHECKSUM,
  * -AMB_E_CORRUPT, -AMB_E_TRUNCATED (file header); with AMB_READ_VERIFY
- * the first payload error.  Free with amb_reader_close().
+ * also a read error or -ENOMEM while checking payloads (a damaged payload
+ * is a problem, not an error).  Free with amb_reader_close().
  */
 AMB_API int amb_reader_open(const char *path, unsigned flags, struct amb_reader **out);
 /* Close the file and free @r and everything it handed out (NULL accepted). */
