@@ -13,7 +13,13 @@
 # unit tests), build/fuzz (clang, libFuzzer).  V=1 shows the commands.
 
 VERSION    := 0.1.0
+# ABI version of libamber-format.so: bumped on every incompatible change of
+# <amber/format.h> or <amber/common.h> (the SONAME is libamber-format.so.$(ABI)).
+ABI        := 0
 PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 CC         ?= cc
 FUZZ_CC    ?= clang
 B          := build
@@ -58,7 +64,26 @@ ANALYZE_LIB_SRC := $(filter-out analyze/cmd/amber_analyze.c,$(ANALYZE_SRC))
 
 obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
 
+# The format library: format/ and common/.  Its objects are compiled with
+# -fvisibility=hidden (every build flavour, so that tests see what users
+# get): only functions marked AMB_API in the installed headers are exported
+# from the shared library.  Release objects are position-independent: the
+# same objects make the .a, the .so and the tools.
+LIB_SRC     := $(FORMAT_SRC) $(COMMON_SRC)
+LIB_OBJ     := $(call obj,obj,$(LIB_SRC))
+LIB_HEADERS := format/include/amber/format.h common/include/amber/common.h
+# They are rebuilt when this Makefile changes, so that they never keep
+# flags older than these.
+LIB_OBJ_SAN  := $(call obj,san,$(LIB_SRC))
+LIB_OBJ_FUZZ := $(call obj,fuzz/obj,$(LIB_SRC))
+$(LIB_OBJ): LIB_CFLAGS := -fPIC -fvisibility=hidden
+$(LIB_OBJ_SAN) $(LIB_OBJ_FUZZ): LIB_CFLAGS := -fvisibility=hidden
+$(LIB_OBJ) $(LIB_OBJ_SAN) $(LIB_OBJ_FUZZ): Makefile
+
 LIBFORMAT := $(B)/libamber-format.a
+LIBSO     := $(B)/libamber-format.so
+LIBSO_ABI := $(LIBSO).$(ABI)
+LIBSO_VER := $(LIBSO).$(VERSION)
 REC       := $(B)/amber-rec
 ANA       := $(B)/amber-analyze
 
@@ -73,17 +98,27 @@ PROG_SRC  := $(sort $(wildcard testdata/programs/*.c))
 # Keep objects made through pattern rules (make would delete them as intermediates).
 .SECONDARY:
 
-all: $(LIBFORMAT) $(REC) $(ANA)
+all: $(LIBFORMAT) $(LIBSO) $(REC) $(ANA)
 
 # --- release objects --------------------------------------------------------
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
 
-$(LIBFORMAT): $(call obj,obj,$(FORMAT_SRC) $(COMMON_SRC))
+$(LIBFORMAT): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# -z defs: every symbol the library uses comes from a library it names.
+$(LIBSO_VER): $(LIB_OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(notdir $(LIBSO_ABI)) -Wl,-z,defs \
+		-o $@ $^ $(LIBS_FORMAT)
+$(LIBSO_ABI): $(LIBSO_VER)
+	$(Q)ln -sf $(notdir $<) $@
+$(LIBSO): $(LIBSO_ABI)
+	$(Q)ln -sf $(notdir $<) $@
 
 $(REC): $(call obj,obj,$(RECORD_SRC)) $(LIBFORMAT)
 	@$(if $(Q),echo "  LD      $@")
@@ -97,9 +132,9 @@ $(ANA): $(call obj,obj,$(ANALYZE_SRC)) $(LIBFORMAT)
 $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC san  $<")
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-SAN_BASE    := $(call obj,san,$(FORMAT_SRC) $(COMMON_SRC))
+SAN_BASE    := $(LIB_OBJ_SAN)
 SAN_RECORD  := $(call obj,san,$(RECORD_LIB_SRC))
 SAN_ANALYZE := $(call obj,san,$(ANALYZE_LIB_SRC))
 
@@ -121,9 +156,9 @@ $(call UNIT_BIN_OF,analyze): $(B)/tests/unit/%: tests/unit/%.c $(SAN_ANALYZE) $(
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC fuzz $<")
-	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
 
-FUZZ_BASE    := $(call obj,fuzz/obj,$(FORMAT_SRC) $(COMMON_SRC))
+FUZZ_BASE    := $(LIB_OBJ_FUZZ)
 FUZZ_RECORD  := $(call obj,fuzz/obj,$(RECORD_LIB_SRC))
 FUZZ_ANALYZE := $(call obj,fuzz/obj,$(ANALYZE_LIB_SRC))
 FUZZ_LINK    := -O1 -g -fsanitize=fuzzer,address,undefined
@@ -181,11 +216,19 @@ bench: all tools programs
 demo: all programs
 	$(Q)sh tests/demo.sh $(B)
 
+# The .pc file names the install directories, so it is made at install time.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/amber
-	install -m 755 $(REC) $(ANA) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(LIBFORMAT) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 format/include/amber/format.h common/include/amber/common.h $(DESTDIR)$(PREFIX)/include/amber/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/amber
+	install -m 755 $(REC) $(ANA) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(LIBFORMAT) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBSO_VER) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBSO_VER)) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO_ABI))
+	ln -sf $(notdir $(LIBSO_ABI)) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO))
+	install -m 644 $(LIB_HEADERS) $(DESTDIR)$(INCLUDEDIR)/amber/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES_PRIVATE@|$(PKGS_FORMAT)|' \
+	    format/amber-format.pc.in > $(B)/amber-format.pc
+	install -m 644 $(B)/amber-format.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 clean:
 	rm -rf $(B)

@@ -3,11 +3,10 @@
 #include <amber/common.h>
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 static amb_warn_fn warn_fn;
 static void *warn_ctx;

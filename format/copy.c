@@ -12,25 +12,46 @@
 
 #include <amber/common.h>
 
-void amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_reader *r)
+#define AMB_COPY_KNOWN_FLAGS (AMB_COPY_SKIP_DAMAGED | AMB_COPY_DECODE)
+
+int amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_reader *r)
 {
 	const struct amb_file_header *fh = amb_reader_header(r);
 
-	amb_writer_opts_init(o);
-	o->producer_endian = fh->producer_endian;
-	o->producer_word_size = fh->producer_word_size;
-	o->producer_machine = fh->producer_machine;
-	o->uuid = fh->uuid;
-	o->created_ns = fh->created_ns;
+	/* Written into the caller's struct: only the fields its sz holds. */
+	if (!o || !AMB_OPTS_VALID(o, amb_writer_opts))
+		return -EINVAL;
+	if (AMB_OPTS_HAS(o, producer_endian))
+		o->producer_endian = fh->producer_endian;
+	if (AMB_OPTS_HAS(o, producer_word_size))
+		o->producer_word_size = fh->producer_word_size;
+	if (AMB_OPTS_HAS(o, producer_machine))
+		o->producer_machine = fh->producer_machine;
+	if (AMB_OPTS_HAS(o, uuid))
+		o->uuid = fh->uuid;
+	if (AMB_OPTS_HAS(o, created_ns))
+		o->created_ns = fh->created_ns;
+	return 0;
 }
 
-long amb_copy_blocks(struct amb_reader *r, struct amb_writer *w, unsigned flags,
-		     amb_copy_fn fn, void *ctx)
+long amb_copy_blocks(struct amb_reader *r, struct amb_writer *w,
+		     const struct amb_copy_opts *opts)
 {
-	struct amb_payload *p = amb_payload_new();
+	unsigned flags = AMB_OPTS_GET(opts, flags, 0);
+	amb_copy_fn fn = AMB_OPTS_GET(opts, fn, NULL);
+	void *ctx = AMB_OPTS_GET(opts, ctx, NULL);
+	struct amb_payload *p;
 	long copied = 0;
 	int err = 0;
 
+	if (!AMB_OPTS_VALID(opts, amb_copy_opts))
+		return -EINVAL;
+	if (flags & ~AMB_COPY_KNOWN_FLAGS) {
+		amb_warn("struct amb_copy_opts: unknown flags 0x%x",
+			 flags & ~AMB_COPY_KNOWN_FLAGS);
+		return -EINVAL;
+	}
+	p = amb_payload_new();
 	if (!p)
 		return -ENOMEM;
 	for (size_t i = 0; i < amb_reader_block_count(r); i++) {

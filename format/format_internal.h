@@ -3,7 +3,9 @@
  * format/format_internal.h - declarations shared by the files of format/.
  *
  * Not installed and not for other modules: record/ and analyze/ use only
- * format/format.h.  Test tools may include it to build damaged files.
+ * <amber/format.h>.  Nothing here is exported from libamber-format.so
+ * (hidden visibility, no AMB_API).  Test tools, linked statically, may
+ * include it to build damaged files.
  */
 #ifndef AMB_FORMAT_INTERNAL_H
 #define AMB_FORMAT_INTERNAL_H
@@ -85,6 +87,44 @@ uint64_t amb_checksum(const void *p, size_t len);
 /* pread exactly @n bytes at @off, retrying on EINTR and short reads.
  * Returns the number of bytes read (< @n only at end of file) or -errno. */
 ssize_t amb_pread_full(int fd, void *buf, size_t n, uint64_t off);
+
+/* ---- opts.c: the library's side of AMB_OPTS (<amber/common.h>) ------------ */
+
+/* Offset of the first byte after @field of struct @type. */
+#define amb_offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+
+/*
+ * Each options struct names its last field in a macro `<type>__last_field`
+ * next to the code that reads it (libbpf's pattern): the fields this
+ * library knows end there.  AMB_OPTS_LAST_CHECK(type) fails the build when
+ * a field was added after it without moving the macro.
+ */
+#define AMB_OPTS_KNOWN(type) amb_offsetofend(struct type, type##__last_field)
+#define AMB_OPTS_LAST_CHECK(type)                                            \
+	_Static_assert(sizeof(struct type) - AMB_OPTS_KNOWN(type) < _Alignof(struct type), \
+		       #type "__last_field is not the last field of struct " #type)
+
+/*
+ * Whether the caller's options @opts (NULL: all defaults) may be used:
+ * their sz holds at least the sz field and at most 4096 bytes, and every
+ * byte past the @known bytes this library knows is zero.  Reports the
+ * first broken rule naming @type through amb_warn().
+ */
+bool amb_opts_valid(const void *opts, size_t known, const char *type);
+#define AMB_OPTS_VALID(opts, type) amb_opts_valid((opts), AMB_OPTS_KNOWN(type), "struct " #type)
+
+/* The options structs of <amber/format.h>. */
+#define amb_writer_opts__last_field created_ns
+AMB_OPTS_LAST_CHECK(amb_writer_opts);
+#define amb_copy_opts__last_field ctx
+AMB_OPTS_LAST_CHECK(amb_copy_opts);
+
+/* Whether the caller's struct @opts (not NULL) holds @field. */
+#define AMB_OPTS_HAS(opts, field) \
+	((opts)->sz >= amb_offsetofend(__typeof__(*(opts)), field))
+/* @opts->field when @opts holds it, @fallback when @opts is NULL or too short. */
+#define AMB_OPTS_GET(opts, field, fallback) \
+	((opts) && AMB_OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 /* ---- reader.c ------------------------------------------------------------ */
 

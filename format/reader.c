@@ -613,6 +613,11 @@ int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **ou
 	*out = NULL;
 	if (why_len)
 		why[0] = 0;
+	if (flags & ~(unsigned)(AMB_READ_SCAN | AMB_READ_VERIFY)) {
+		amb_warn("amb_reader_open: unknown flags 0x%x",
+			 flags & ~(unsigned)(AMB_READ_SCAN | AMB_READ_VERIFY));
+		return -EINVAL;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

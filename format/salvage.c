@@ -11,7 +11,8 @@
 
 long amb_salvage(const char *in, const char *out)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
+	AMB_OPTS(amb_copy_opts, co, .flags = AMB_COPY_DECODE | AMB_COPY_SKIP_DAMAGED);
 	struct amb_writer *w = NULL;
 	struct amb_reader *r = NULL;
 	long saved = 0;
@@ -21,7 +22,9 @@ long amb_salvage(const char *in, const char *out)
 	err = amb_reader_open(in, AMB_READ_SCAN, &r);
 	if (err)
 		return err;
-	amb_writer_opts_from(&o, r);
+	err = amb_writer_opts_from(&o, r);
+	if (err)
+		goto out;
 	o.threads = 0;
 	o.zstd_level = 0;  /* payloads are copied as stored */
 	err = amb_writer_open(out, &o, &w);
@@ -29,7 +32,7 @@ long amb_salvage(const char *in, const char *out)
 		goto out;
 	/* Intact: checksum good and decodes to raw_size (the copy warns about
 	 * the others and leaves them out). */
-	saved = amb_copy_blocks(r, w, AMB_COPY_DECODE | AMB_COPY_SKIP_DAMAGED, NULL, NULL);
+	saved = amb_copy_blocks(r, w, &co);
 	if (saved < 0) {
 		err = (int)saved;
 		goto out;

@@ -82,15 +82,6 @@ static uint16_t host_machine(void)
 #endif
 }
 
-void amb_writer_opts_init(struct amb_writer_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->zstd_level = AMB_DEFAULT_ZSTD_LEVEL;
-	o->sync = AMB_SYNC_NONE;
-	o->threads = 0;
-	o->max_queued = AMB_DEFAULT_MAX_QUEUED;
-}
-
 /* pwritev every byte of @iov at @off, continuing after short writes. */
 static int write_full(int fd, struct iovec *iov, int iovcnt, uint64_t off)
 {
@@ -546,10 +537,30 @@ int amb_writer_close(struct amb_writer *w)
 	return err;
 }
 
-static int fill_opts(struct amb_writer_opts *o, uint8_t uuid[16])
+/*
+ * Copy the caller's options @u (NULL, or as many fields as its sz holds)
+ * into the writer's own @o, with a default for every field @u lacks and
+ * for the zero values that mean one, and check them.
+ */
+static int fill_opts(struct amb_writer_opts *o, const struct amb_writer_opts *u,
+		     uint8_t uuid[16])
 {
 	struct timespec ts;
 
+	if (!AMB_OPTS_VALID(u, amb_writer_opts))
+		return -EINVAL;
+	*o = (struct amb_writer_opts){
+		.sz = sizeof(*o),
+		.zstd_level = AMB_OPTS_GET(u, zstd_level, AMB_DEFAULT_ZSTD_LEVEL),
+		.sync = AMB_OPTS_GET(u, sync, AMB_SYNC_NONE),
+		.threads = AMB_OPTS_GET(u, threads, 0),
+		.max_queued = AMB_OPTS_GET(u, max_queued, 0),
+		.producer_endian = AMB_OPTS_GET(u, producer_endian, 0),
+		.producer_word_size = AMB_OPTS_GET(u, producer_word_size, 0),
+		.producer_machine = AMB_OPTS_GET(u, producer_machine, 0),
+		.uuid = AMB_OPTS_GET(u, uuid, NULL),
+		.created_ns = AMB_OPTS_GET(u, created_ns, 0),
+	};
 	if (o->threads < 0 || o->threads > 1 || o->zstd_level < 0 ||
 	    o->zstd_level > ZSTD_maxCLevel() ||
 	    (o->sync != AMB_SYNC_NONE && o->sync != AMB_SYNC_BLOCK && o->sync != AMB_SYNC_CLOSE))
@@ -600,11 +611,7 @@ int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
 	pthread_mutex_init(&w->io_lock, NULL);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	if (opts)
-		w->opts = *opts;
-	else
-		amb_writer_opts_init(&w->opts);
-	err = fill_opts(&w->opts, fh.uuid);
+	err = fill_opts(&w->opts, opts, fh.uuid);
 	if (err)
 		goto out;
 	if (w->opts.zstd_level > 0) {

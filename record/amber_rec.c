@@ -519,7 +519,7 @@ int main(int argc, char **argv)
 {
 	static struct session sess;
 	struct session *s = &sess;
-	struct amb_writer_opts wo;
+	AMB_OPTS(amb_writer_opts, wo);
 	struct amb_writer_stats ws;
 	struct rec_counters totals = { 0 };
 	uint64_t raw_saved = 0;
@@ -579,7 +579,6 @@ int main(int argc, char **argv)
 			 s->opts.output, strerror(-err));
 		goto fail;
 	}
-	amb_writer_opts_init(&wo);
 	wo.zstd_level = s->opts.zstd_level;
 	wo.sync = s->opts.sync ? AMB_SYNC_BLOCK : AMB_SYNC_NONE;
 	wo.threads = 1;

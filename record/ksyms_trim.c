@@ -408,7 +408,8 @@ static int replace_ksyms(void *ctx, struct amb_writer *w, const struct amb_block
 /* Write the trimmed copy to @tmp and rename it over the recording. */
 static int rewrite(struct trim *t, const char *tmp, int zstd_level)
 {
-	struct amb_writer_opts wo;
+	AMB_OPTS(amb_writer_opts, wo);
+	AMB_OPTS(amb_copy_opts, co, .fn = replace_ksyms, .ctx = t);
 	struct amb_writer *w;
 	long n;
 	int err, cerr;
@@ -420,7 +421,7 @@ static int rewrite(struct trim *t, const char *tmp, int zstd_level)
 	err = amb_writer_open(tmp, &wo, &w);
 	if (err)
 		return fail(t, err, "creating the trimmed copy");
-	n = amb_copy_blocks(t->r, w, 0, replace_ksyms, t);
+	n = amb_copy_blocks(t->r, w, &co);
 	err = n < 0 ? (int)n : 0;
 	cerr = amb_writer_close(w);
 	if (!err)

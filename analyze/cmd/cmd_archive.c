@@ -359,7 +359,8 @@ int ana_cmd_archive(int argc, char **argv)
 {
 	struct archive_opts o = { .in = NULL };
 	struct archive_stats st = { 0 };
-	struct amb_writer_opts wo;
+	AMB_OPTS(amb_writer_opts, wo);
+	AMB_OPTS(amb_copy_opts, co, .flags = AMB_COPY_SKIP_DAMAGED);
 	long n;
 	struct ana_pipeline *p = NULL;
 	struct ana_session *s;
@@ -400,7 +401,7 @@ int ana_cmd_archive(int argc, char **argv)
 	}
 	/* A block the session warned about already is left out: an archive of
 	 * a damaged file keeps what is intact. */
-	n = amb_copy_blocks(r, w, AMB_COPY_SKIP_DAMAGED, NULL, NULL);
+	n = amb_copy_blocks(r, w, &co);
 	err = n < 0 ? (int)n : 0;
 	for (size_t i = 0; !err && i < h.n; i++) {
 		struct ana_dso *d = h.v[i].dso;

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
 	static struct blk b[MAX_BLOCKS];
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	size_t n = 0, pos = 1;
 	int err;
@@ -77,7 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!path[0])
 		snprintf(path, sizeof(path), "/dev/shm/fuzz_roundtrip.%d.amber", getpid());
 	unlink(path);
-	amb_writer_opts_init(&o);
 	o.threads = data[0] & 1;
 	o.zstd_level = (data[0] >> 1) & 3;
 	o.max_queued = 4096;

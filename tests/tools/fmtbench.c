@@ -49,13 +49,12 @@ static double cpu_now(void)
 static int bench_write(const char *path, const uint8_t *in, size_t len, size_t bs,
 		       unsigned passes, int level, int threads, double *secs, uint64_t *stored)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer_stats st;
 	struct amb_writer *w;
 	double t0;
 	int err;
 
-	amb_writer_opts_init(&o);
 	o.zstd_level = level;
 	o.threads = threads;
 	unlink(path);

@@ -82,11 +82,10 @@ static void put_sample(struct amb_buf *b, bool big, uint64_t ip, uint32_t tid, u
 
 static struct amb_writer *open_writer(const char *path, uint8_t endian, int level)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	int err;
 
-	amb_writer_opts_init(&o);
 	o.uuid = golden_uuid;
 	o.created_ns = GOLDEN_TIME;
 	o.zstd_level = level;

@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 					 0x0e, 0x0f };
 	struct amb_buf b = AMB_BUF_INIT;
 	struct amb_writer *w = NULL;
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_event_entry e;
 	struct syn_rec *s;
 	uint8_t img[128], ids[16];
@@ -228,7 +228,6 @@ int main(int argc, char **argv)
 	if (!s)
 		return 1;
 	s->swap = swap;
-	amb_writer_opts_init(&o);
 	o.threads = 0;
 	o.uuid = uuid;
 	o.created_ns = 1767225600ull * 1000000000ull;  /* 2026-01-01 00:00:00 UTC */

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * format/format.h - read and write .amber recordings.
+ * <amber/format.h> - read and write .amber recordings (format/ of amber).
  *
  * The normative description of the bytes is docs/FORMAT.md; section numbers
- * below ("FORMAT.md §3") point into it.  This header is self-contained (it
- * needs only the C library) so that other programs can link
- * libamber-format.a.
+ * below ("FORMAT.md §3") point into it.  Installed as <amber/format.h> with
+ * libamber-format (.so and .a, `pkg-config amber-format`); it needs only
+ * <amber/common.h>, installed next to it, and the C library, and compiles
+ * as C99 and as C++.
  *
  * Conventions:
  *  - Functions return 0 (or a count) on success and a negative error code on
  *    failure: -errno for system errors, -AMB_E_* for format errors.
  *    amb_strerror() names both.
  *  - Functions never print and never exit; warnings go through the callback
- *    installed with amb_set_warn() (common/common.h).
+ *    installed with amb_set_warn() (<amber/common.h>).
+ *  - Options structs carry their size (AMB_OPTS, <amber/common.h>).
+ *  - The caller owns what it passes in; pointers returned into a reader
+ *    or payload stay valid as long as that object (or until the next load
+ *    into the payload), as said at each function.
  *  - A file is untrusted input: no length field makes the reader allocate
  *    more than the caps below.
  */
@@ -22,6 +27,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <amber/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define AMB_FORMAT_MAJOR 1
 #define AMB_FORMAT_MINOR 0
@@ -57,7 +68,7 @@ enum amb_block_type {
 };
 
 /* Name of a block type ("ring", "meta", ...), or "unknown". */
-const char *amb_block_type_name(unsigned type);
+AMB_API const char *amb_block_type_name(unsigned type);
 
 enum amb_codec {
 	AMB_CODEC_NONE = 0,
@@ -89,7 +100,7 @@ enum amb_error {
 };
 
 /* Message for a negative return value (-errno or -AMB_E_*). Never NULL. */
-const char *amb_strerror(int err);
+AMB_API const char *amb_strerror(int err);
 
 /* ---- file header --------------------------------------------------------- */
 
@@ -113,24 +124,30 @@ enum amb_sync {
 	AMB_SYNC_CLOSE = 2, /* fdatasync once, at close */
 };
 
+/*
+ * Options of amb_writer_open(); declare them with
+ * AMB_OPTS(amb_writer_opts, o, .field = value, ...).  A field the caller's
+ * struct does not hold (sz too small), or every field when the options
+ * are NULL, takes the default in brackets; a field that is there is used
+ * as it is, so a zeroed zstd_level means "store raw".
+ */
 struct amb_writer_opts {
-	int zstd_level;             /* AMB_DEFAULT_ZSTD_LEVEL; 0 = store raw */
-	enum amb_sync sync;
+	size_t sz;                  /* sizeof(struct amb_writer_opts) */
+	int zstd_level;             /* 1..22, 0 = store raw [AMB_DEFAULT_ZSTD_LEVEL] */
+	enum amb_sync sync;         /* [AMB_SYNC_NONE] */
 	/*
 	 * 0: amb_writer_append() compresses and writes on the caller's thread.
 	 * 1: one background thread compresses and writes; append only queues.
+	 * [0]
 	 */
 	int threads;
-	size_t max_queued;          /* bytes queued before append waits (64 MiB) */
-	uint8_t producer_endian;    /* host byte order when 0 */
-	uint8_t producer_word_size; /* sizeof(long) when 0 */
-	uint16_t producer_machine;  /* host e_machine when 0 */
-	const uint8_t *uuid;        /* 16 bytes, or NULL for a random one */
-	uint64_t created_ns;        /* file header created_ns; 0 = now */
+	size_t max_queued;          /* bytes queued before append waits; 0 = [64 MiB] */
+	uint8_t producer_endian;    /* enum amb_endian; 0 = [host byte order] */
+	uint8_t producer_word_size; /* 4 or 8; 0 = [sizeof(long)] */
+	uint16_t producer_machine;  /* ELF e_machine; 0 = [host's] */
+	const uint8_t *uuid;        /* 16 bytes, copied; NULL = [a random one] */
+	uint64_t created_ns;        /* file header created_ns; 0 = [now] */
 };
-
-/* Fill @o with the defaults documented above. */
-void amb_writer_opts_init(struct amb_writer_opts *o);
 
 /* What one block says about its payload (FORMAT.md §3). */
 struct amb_block_desc {
@@ -145,27 +162,38 @@ struct amb_writer;
 
 /*
  * Create @path (O_EXCL, mode 0600: a recording can hold memory of the
- * target) and write the file header.  @opts may be NULL for defaults.
+ * target), write the file header and return the writer in *out (NULL on
+ * error).  @opts may be NULL for defaults; it is not used after the call.
  * Errors: -EEXIST when @path exists (callers decide whether to move it away),
- * other -errno from open/write, -ENOMEM.
+ * -EINVAL for invalid options (sz, a value out of range, non-zero bytes
+ * past the fields this library knows), other -errno from open/write,
+ * -ENOMEM.  The file is removed again when an error follows its creation.
+ * Free with amb_writer_close().
  */
-int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
-		    struct amb_writer **out);
+AMB_API int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
+			    struct amb_writer **out);
 
 /*
- * Append one block.  The payload is copied (or, for _owned, taken over: it
- * must come from malloc and is freed by the writer, also on failure).  With
- * threads = 0 the block is on disk (modulo sync policy) when this returns;
- * with threads = 1 it is queued, and blocks reach the disk in append order.
+ * Append one block described by @d with the @len bytes at @data as its
+ * raw payload; the payload is copied.  With threads = 0 the block is on
+ * disk (modulo sync policy) when this returns; with threads = 1 it is
+ * queued, and blocks reach the disk in append order.
  * Thread-safe: several threads may append to one writer.
- * Errors: -E2BIG for a payload over AMB_BLOCK_RAW_MAX; the first write error
- * of the writer (for example -ENOSPC) once one has happened: after it no
- * further block is written, and the file ends at the last complete block.
+ * Errors: -EINVAL for type 0, INDEX or TRAILER or last_time < first_time,
+ * -E2BIG for a payload over AMB_BLOCK_RAW_MAX, -ENOMEM; the first write
+ * error of the writer (for example -ENOSPC) once one has happened: after
+ * it no further block is written, and the file ends at the last complete
+ * block.
  */
-int amb_writer_append(struct amb_writer *w, const struct amb_block_desc *d,
-		      const void *data, size_t len);
-int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
-			    void *data, size_t len);
+AMB_API int amb_writer_append(struct amb_writer *w, const struct amb_block_desc *d,
+			      const void *data, size_t len);
+/*
+ * Like amb_writer_append(), but the writer takes @data over instead of
+ * copying it: it must come from malloc() and is freed by the writer, also
+ * when an error is returned.
+ */
+AMB_API int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d,
+				    void *data, size_t len);
 
 /*
  * Append a block whose payload is already encoded, as another file stores
@@ -183,12 +211,12 @@ int amb_writer_append_owned(struct amb_writer *w, const struct amb_block_desc *d
  * first error, as amb_writer_append().
  */
 struct amb_block_info;   /* below, with the reader */
-int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_info *info,
-			     const void *stored, size_t stored_len);
+AMB_API int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_info *info,
+				     const void *stored, size_t stored_len);
 
 /* Wait until every queued block is written (and synced, with
- * AMB_SYNC_BLOCK).  Returns 0 or the writer's first error. */
-int amb_writer_flush(struct amb_writer *w);
+ * AMB_SYNC_BLOCK).  Returns 0 or the writer's first error.  Thread-safe. */
+AMB_API int amb_writer_flush(struct amb_writer *w);
 
 struct amb_writer_stats {
 	uint64_t blocks;       /* blocks completely written */
@@ -199,8 +227,8 @@ struct amb_writer_stats {
 	int error;             /* first error, or 0 */
 };
 
-/* Snapshot of the writer's counters; safe from any thread. */
-void amb_writer_get_stats(struct amb_writer *w, struct amb_writer_stats *st);
+/* Copy a snapshot of the writer's counters into *st; safe from any thread. */
+AMB_API void amb_writer_get_stats(struct amb_writer *w, struct amb_writer_stats *st);
 
 /*
  * Flush, write the index and trailer (FORMAT.md §6), sync as asked, close the
@@ -208,7 +236,7 @@ void amb_writer_get_stats(struct amb_writer *w, struct amb_writer_stats *st);
  * error; on error the file still ends at its last complete block, which a
  * reader recovers by scanning.
  */
-int amb_writer_close(struct amb_writer *w);
+AMB_API int amb_writer_close(struct amb_writer *w);
 
 /* ---- reader -------------------------------------------------------------- */
 
@@ -249,28 +277,38 @@ struct amb_reader;
  * Open @path: check the file header, then load the index through the
  * trailer, or (no trailer, or AMB_READ_SCAN) scan block headers forward.  A
  * torn or damaged tail is dropped with a problem recorded; blocks before it
- * stay readable.  Errors: -errno from open/read, -AMB_E_MAGIC,
- * -AMB_E_VERSION, -AMB_E_HDR_CHECKSUM, -AMB_E_TRUNCATED (file header).
- * Free with amb_reader_close() (NULL accepted).
+ * stay readable.  @flags is a set of enum amb_reader_flags.  Returns 0
+ * with the reader in *out (NULL on error).  Errors: -EINVAL for an unknown
+ * flag or a path that is not a regular file or block device, -errno from
+ * open/read, -ENOMEM, -AMB_E_MAGIC, -AMB_E_VERSION, -AMB_E_HDR_CHECKSUM,
+ * -AMB_E_CORRUPT, -AMB_E_TRUNCATED (file header); with AMB_READ_VERIFY
+ * also a read error or -ENOMEM while checking payloads (a damaged payload
+ * is a problem, not an error).  Free with amb_reader_close().
  */
-int amb_reader_open(const char *path, unsigned flags, struct amb_reader **out);
-void amb_reader_close(struct amb_reader *r);
+AMB_API int amb_reader_open(const char *path, unsigned flags, struct amb_reader **out);
+/* Close the file and free @r and everything it handed out (NULL accepted). */
+AMB_API void amb_reader_close(struct amb_reader *r);
 
-/* The checked file header, and the file size seen at open. */
-const struct amb_file_header *amb_reader_header(const struct amb_reader *r);
-uint64_t amb_reader_file_size(const struct amb_reader *r);
+/* The checked file header, owned by @r. */
+AMB_API const struct amb_file_header *amb_reader_header(const struct amb_reader *r);
+/* The file size seen at open. */
+AMB_API uint64_t amb_reader_file_size(const struct amb_reader *r);
 
 /* True when a valid trailer and index were found and used. */
-bool amb_reader_indexed(const struct amb_reader *r);
+AMB_API bool amb_reader_indexed(const struct amb_reader *r);
 
-/* Number of readable blocks, and the i-th (0 <= i < count) in file order.
- * INDEX and TRAILER blocks are listed too. */
-size_t amb_reader_block_count(const struct amb_reader *r);
-const struct amb_block_info *amb_reader_block(const struct amb_reader *r, size_t i);
+/* Number of readable blocks; INDEX and TRAILER blocks are counted too. */
+AMB_API size_t amb_reader_block_count(const struct amb_reader *r);
+/* The @i-th block (0 <= @i < count) in file order, owned by @r; NULL for
+ * a bad @i. */
+AMB_API const struct amb_block_info *amb_reader_block(const struct amb_reader *r, size_t i);
 
-/* Problems found while opening (and loading, see below). */
-size_t amb_reader_problem_count(const struct amb_reader *r);
-const struct amb_problem *amb_reader_problem(const struct amb_reader *r, size_t i);
+/* Number of problems amb_reader_open() found and stepped over (with
+ * AMB_READ_VERIFY, damaged payloads too); loads never add any. */
+AMB_API size_t amb_reader_problem_count(const struct amb_reader *r);
+/* The @i-th problem, owned by @r and valid until amb_reader_close();
+ * NULL for a bad @i. */
+AMB_API const struct amb_problem *amb_reader_problem(const struct amb_reader *r, size_t i);
 
 /* Which blocks an iteration visits; fields < 0 / 0 mean "any". */
 struct amb_block_filter {
@@ -280,9 +318,9 @@ struct amb_block_filter {
 };
 #define AMB_FILTER_ANY { -1, -1, 0, 0 }
 
-/* Index of the first block >= @from matching @f, or SIZE_MAX. */
-size_t amb_reader_next(const struct amb_reader *r, const struct amb_block_filter *f,
-		       size_t from);
+/* Index of the first block >= @from matching @f (NULL: any), or SIZE_MAX. */
+AMB_API size_t amb_reader_next(const struct amb_reader *r, const struct amb_block_filter *f,
+			       size_t from);
 
 #define amb_reader_for_each_block(r, f, i) \
 	for ((i) = amb_reader_next((r), (f), 0); (i) != SIZE_MAX; \
@@ -294,8 +332,11 @@ size_t amb_reader_next(const struct amb_reader *r, const struct amb_block_filter
  * with its own amb_payload.
  */
 struct amb_payload;
-struct amb_payload *amb_payload_new(void);
-void amb_payload_free(struct amb_payload *p);
+/* A new, empty decode state, or NULL when out of memory.  It is not tied
+ * to a reader; free it with amb_payload_free(). */
+AMB_API struct amb_payload *amb_payload_new(void);
+/* Free @p and the payload it holds (NULL accepted). */
+AMB_API void amb_payload_free(struct amb_payload *p);
 
 /*
  * Read block @i, check its payload checksum, decompress it into @p and
@@ -307,9 +348,11 @@ void amb_payload_free(struct amb_payload *p);
  * message of the last error, naming block and offset, is in
  * amb_payload_errmsg(@p).
  */
-int amb_reader_load(struct amb_reader *r, size_t i, struct amb_payload *p,
-		    const void **data, size_t *len);
-const char *amb_payload_errmsg(const struct amb_payload *p);
+AMB_API int amb_reader_load(struct amb_reader *r, size_t i, struct amb_payload *p,
+			    const void **data, size_t *len);
+/* The message of the last failed load into @p ("" when none), owned by @p
+ * and valid until its next load. */
+AMB_API const char *amb_payload_errmsg(const struct amb_payload *p);
 
 /*
  * Read block @i and check its payload checksum like amb_reader_load(), but
@@ -320,15 +363,22 @@ const char *amb_payload_errmsg(const struct amb_payload *p);
  * that names its content size must name raw_size.  For copying blocks
  * verbatim with amb_writer_append_stored().  Errors as amb_reader_load().
  */
-int amb_reader_load_stored(struct amb_reader *r, size_t i, struct amb_payload *p,
-			   const void **stored, size_t *stored_len, struct amb_block_info *info);
+AMB_API int amb_reader_load_stored(struct amb_reader *r, size_t i, struct amb_payload *p,
+				   const void **stored, size_t *stored_len,
+				   struct amb_block_info *info);
 
 /* ---- copying blocks into a new file ----------------------------------------- */
 
-/* Fill @o with the defaults, and with the producer fields, uuid and
- * creation time of @r's file header: a file written with them describes
- * the same recording as @r's. */
-void amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_reader *r);
+/*
+ * Set the fields of @o that describe a recording - the producer fields,
+ * uuid and created_ns - to those of @r's file header, so that a file
+ * written with @o describes the same recording as @r's; the other fields
+ * are left as they are.  @o must carry its size (AMB_OPTS); only fields
+ * within it are written.  The uuid points into @r: open the writer
+ * before closing @r.  Returns 0, or -EINVAL when @o is NULL or its sz is
+ * invalid (see AMB_OPTS).
+ */
+AMB_API int amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_reader *r);
 
 enum amb_copy_flags {
 	AMB_COPY_SKIP_DAMAGED = 1u << 0, /* leave out, with a warning, blocks that fail to load */
@@ -344,24 +394,39 @@ typedef int (*amb_copy_fn)(void *ctx, struct amb_writer *w, const struct amb_blo
 			   size_t i);
 
 /*
- * Copy the blocks of @r, INDEX and TRAILER excepted, to @w in file order
- * as stored: same codec, payload bytes and payload checksum, new seq.  @fn
- * (NULL: copy all) chooses per block.  A block that does not load
- * (checksum, truncation, with AMB_COPY_DECODE also decoding) stops the copy
- * with its error unless @flags has AMB_COPY_SKIP_DAMAGED.  Returns the
- * number of blocks copied, or a negative error: -ENOMEM, a load error,
- * the writer's first error (-ENOSPC ...), or @fn's.
+ * Options of amb_copy_blocks(), declared with AMB_OPTS(amb_copy_opts, o,
+ * ...); every field defaults to zero (NULL options: copy every block, stop
+ * at the first that does not load).
  */
-long amb_copy_blocks(struct amb_reader *r, struct amb_writer *w, unsigned flags,
-		     amb_copy_fn fn, void *ctx);
+struct amb_copy_opts {
+	size_t sz;             /* sizeof(struct amb_copy_opts) */
+	unsigned flags;        /* enum amb_copy_flags */
+	amb_copy_fn fn;        /* chooses per block; NULL: copy all */
+	void *ctx;             /* passed to @fn */
+};
+
+/*
+ * Copy the blocks of @r, INDEX and TRAILER excepted, to @w in file order
+ * as stored: same codec, payload bytes and payload checksum, new seq.
+ * @opts->fn chooses per block.  A block that does not load (checksum,
+ * truncation, with AMB_COPY_DECODE also decoding) stops the copy with its
+ * error unless the flags have AMB_COPY_SKIP_DAMAGED.  Returns the number
+ * of blocks copied, or a negative error: -EINVAL for invalid options
+ * (sz, an unknown flag), -ENOMEM, a load error, the writer's first error
+ * (-ENOSPC ...), or @fn's.  Blocks copied before an error stay in @w.
+ */
+AMB_API long amb_copy_blocks(struct amb_reader *r, struct amb_writer *w,
+			     const struct amb_copy_opts *opts);
 
 /* ---- verify and salvage ---------------------------------------------------- */
 
-/* Called once per problem found by amb_verify(); return nonzero to stop. */
+/* Called once per problem found by amb_verify(), with @ctx as given to it;
+ * @pb is valid during the call only.  Return nonzero to stop verifying. */
 typedef int (*amb_problem_fn)(void *ctx, const struct amb_problem *pb);
 
+/* What amb_verify() found. */
 struct amb_verify_stats {
-	uint64_t blocks_ok;
+	uint64_t blocks_ok;    /* blocks whose header and payload are intact */
 	uint64_t blocks_bad;
 	uint64_t problems;
 	uint64_t tail_bytes;   /* bytes after the last readable block */
@@ -373,24 +438,30 @@ struct amb_verify_stats {
  * Check every structural rule and checksum of @path (FORMAT.md §7): file
  * header, every block header and payload (decompressing each), sequence
  * numbers, the index against the blocks, the trailer.  Each problem goes to
- * @cb.  Returns the number of problems (0 = clean), or a negative error when
- * the file cannot be read at all.
+ * @cb (NULL: only counted) with @ctx; *@st (may be NULL) receives the
+ * counts.  Returns the number of problems (0 = clean), or a negative error
+ * when the file cannot be read at all: -errno from open/read, -ENOMEM,
+ * or the file header's -AMB_E_*.
  */
-int amb_verify(const char *path, amb_problem_fn cb, void *ctx,
-	       struct amb_verify_stats *st);
+AMB_API int amb_verify(const char *path, amb_problem_fn cb, void *ctx,
+		       struct amb_verify_stats *st);
 
 /*
  * Write to @out (which must not exist) a new valid file holding every intact
- * block of @in, in order, renumbered, with a fresh index and trailer.
- * Returns the number of blocks saved, or a negative error.
+ * block of @in, in order, renumbered, with a fresh index and trailer; the
+ * damaged ones are reported through the warning callback.  Returns the
+ * number of blocks saved, or a negative error: those of amb_reader_open()
+ * and amb_writer_open() (-EEXIST when @out exists), -ENOMEM, or a write
+ * error, after which @out holds the blocks saved so far.
  */
-long amb_salvage(const char *in, const char *out);
+AMB_API long amb_salvage(const char *in, const char *out);
 
 /* ---- payload encodings (FORMAT.md §5) ------------------------------------- */
 
 /*
- * A bounds-checked little-endian cursor over a payload.  Every getter returns
- * 0 or -AMB_E_TRUNCATED without moving past the end.
+ * A bounds-checked little-endian cursor over a payload; it points into the
+ * caller's memory and owns nothing.  Every getter returns 0 or
+ * -AMB_E_TRUNCATED without moving past the end.
  */
 struct amb_cursor {
 	const uint8_t *p;
@@ -398,34 +469,40 @@ struct amb_cursor {
 	size_t pos;
 };
 
+/* Start @c at the first of the @len bytes at @p. */
 static inline void amb_cursor_init(struct amb_cursor *c, const void *p, size_t len)
 {
-	c->p = p;
+	c->p = (const uint8_t *)p;
 	c->len = len;
 	c->pos = 0;
 }
 
+/* Bytes between the cursor and the end. */
 static inline size_t amb_cursor_left(const struct amb_cursor *c)
 {
 	return c->len - c->pos;
 }
 
-int amb_cursor_u8(struct amb_cursor *c, uint8_t *v);
-int amb_cursor_u16(struct amb_cursor *c, uint16_t *v);
-int amb_cursor_u32(struct amb_cursor *c, uint32_t *v);
-int amb_cursor_u64(struct amb_cursor *c, uint64_t *v);
-/* Point *p at the next @n bytes (no copy) and skip them. */
-int amb_cursor_bytes(struct amb_cursor *c, size_t n, const uint8_t **p);
+/* Read the next 1, 2, 4 or 8 bytes as a little-endian integer into *v
+ * and skip them; on -AMB_E_TRUNCATED neither *v nor @c change. */
+AMB_API int amb_cursor_u8(struct amb_cursor *c, uint8_t *v);
+AMB_API int amb_cursor_u16(struct amb_cursor *c, uint16_t *v);
+AMB_API int amb_cursor_u32(struct amb_cursor *c, uint32_t *v);
+AMB_API int amb_cursor_u64(struct amb_cursor *c, uint64_t *v);
+/* Point *p (when @p is not NULL) at the next @n bytes (no copy) and skip
+ * them; 0 or -AMB_E_TRUNCATED, without moving. */
+AMB_API int amb_cursor_bytes(struct amb_cursor *c, size_t n, const uint8_t **p);
 
 /*
  * Key/value payloads (META, TRACEFS, TOPOLOGY; FORMAT.md §5.1):
  * repeated { u32 key_len; key; u32 value_len; value }.
  */
-struct amb_buf;
-/* Append one pair to @b (nothing on error).  -E2BIG for a key over 4096
- * bytes or a value over 4 GiB, -ENOMEM. */
-int amb_kv_put(struct amb_buf *b, const char *key, const void *val, size_t len);
-int amb_kv_put_str(struct amb_buf *b, const char *key, const char *val);
+/* Append the pair (@key, a NUL-terminated string; the @len bytes at @val)
+ * to @b, nothing on error.  -E2BIG for a key over 4096 bytes or a value
+ * over 4 GiB, -ENOMEM. */
+AMB_API int amb_kv_put(struct amb_buf *b, const char *key, const void *val, size_t len);
+/* amb_kv_put() of the NUL-terminated string @val (its NUL not stored). */
+AMB_API int amb_kv_put_str(struct amb_buf *b, const char *key, const char *val);
 
 struct amb_kv {
 	const char *key;       /* not NUL-terminated */
@@ -436,7 +513,7 @@ struct amb_kv {
 /* 1 and the next pair in *kv, 0 at the end, or -AMB_E_TRUNCATED,
  * -AMB_E_TOO_BIG (key over 4096 bytes), -AMB_E_CORRUPT (NUL in the key);
  * @c does not move on error. */
-int amb_kv_next(struct amb_cursor *c, struct amb_kv *kv);
+AMB_API int amb_kv_next(struct amb_cursor *c, struct amb_kv *kv);
 
 /*
  * EVENT_ATTR entries (FORMAT.md §5.2).  @attr is the perf_event_attr exactly
@@ -453,15 +530,13 @@ struct amb_event_entry {
 	const uint8_t *ids;    /* nr_ids little-endian u64 sample ids */
 };
 #define AMB_EVENT_FALLBACK 1u  /* opened in place of an unavailable event */
-/*
- * _put appends one entry to @b (nothing on error): -E2BIG over a §7 cap,
- * -ENOMEM.  _next decodes the entry at @c into @e, pointing into the
- * payload (no copies): 1, 0 at the end, or -AMB_E_TRUNCATED /
- * -AMB_E_TOO_BIG / -AMB_E_RESERVED without moving @c.  The same holds for
- * the BUILDID and COUNTS pairs below.
- */
-int amb_event_put(struct amb_buf *b, const struct amb_event_entry *e);
-int amb_event_next(struct amb_cursor *c, struct amb_event_entry *e);
+/* Append the entry @e to @b (nothing on error): 0, -E2BIG over a §7 cap,
+ * -ENOMEM. */
+AMB_API int amb_event_put(struct amb_buf *b, const struct amb_event_entry *e);
+/* Decode the entry at @c into @e, pointing into the payload (no copies):
+ * 1, 0 at the end, or -AMB_E_TRUNCATED / -AMB_E_TOO_BIG / -AMB_E_RESERVED
+ * without moving @c. */
+AMB_API int amb_event_next(struct amb_cursor *c, struct amb_event_entry *e);
 
 /* BUILDID entries (FORMAT.md §5.3). */
 enum amb_dso_kind {
@@ -474,8 +549,13 @@ struct amb_buildid_entry {
 	const char *path;      /* not NUL-terminated */
 	uint32_t path_len;
 };
-int amb_buildid_put(struct amb_buf *b, const struct amb_buildid_entry *e);
-int amb_buildid_next(struct amb_cursor *c, struct amb_buildid_entry *e);
+/* Append @e to @b (nothing on error): 0, -E2BIG (build-id over 64 bytes,
+ * path over 4096), -ENOMEM. */
+AMB_API int amb_buildid_put(struct amb_buf *b, const struct amb_buildid_entry *e);
+/* Decode the entry at @c into @e, pointing into the payload: 1, 0 at the
+ * end, or -AMB_E_TRUNCATED / -AMB_E_TOO_BIG / -AMB_E_RESERVED without
+ * moving @c. */
+AMB_API int amb_buildid_next(struct amb_cursor *c, struct amb_buildid_entry *e);
 
 /* COUNTS entries (FORMAT.md §5.4). */
 struct amb_count_entry {
@@ -487,8 +567,11 @@ struct amb_count_entry {
 	uint64_t time_enabled;
 	uint64_t time_running;
 };
-int amb_count_put(struct amb_buf *b, const struct amb_count_entry *e);
-int amb_count_next(struct amb_cursor *c, struct amb_count_entry *e);
+/* Append @e to @b (nothing on error): 0 or -ENOMEM. */
+AMB_API int amb_count_put(struct amb_buf *b, const struct amb_count_entry *e);
+/* Decode the entry at @c into @e: 1, 0 at the end, or -AMB_E_TRUNCATED
+ * (also for an entry shorter than 44 bytes) without moving @c. */
+AMB_API int amb_count_next(struct amb_cursor *c, struct amb_count_entry *e);
 
 /* FILE blocks (FORMAT.md §5.5): one part of one embedded file. */
 struct amb_file_entry {
@@ -504,9 +587,10 @@ struct amb_file_entry {
 };
 enum amb_file_kind { AMB_FILE_ELF = 0, AMB_FILE_DEBUG = 1, AMB_FILE_VDSO = 2,
 		     AMB_FILE_ELF_MINI = 3 };
-/* Header of a FILE payload; the caller appends data_len bytes after it.
- * -E2BIG over a §7 cap, -EINVAL when the part lies outside file_size. */
-int amb_file_put_header(struct amb_buf *b, const struct amb_file_entry *e);
+/* Append the header of a FILE payload for @e to @b (nothing on error);
+ * the caller appends @e->data_len bytes after it.  0, -E2BIG over a §7
+ * cap, -EINVAL when the part lies outside file_size, -ENOMEM. */
+AMB_API int amb_file_put_header(struct amb_buf *b, const struct amb_file_entry *e);
 
 /* Size of the parts amb_writer_append_file() splits a file into (well
  * under the block cap, so that readers can reassemble files bigger than a
@@ -516,14 +600,19 @@ int amb_file_put_header(struct amb_buf *b, const struct amb_file_entry *e);
 /*
  * Append the whole file @image (@e->file_size bytes) as FILE blocks of
  * AMB_FILE_PART_SIZE bytes at most, each carrying @e's build-id, kind and
- * name (@e's part_offset, data and data_len are ignored).  Returns 0, the
- * errors of amb_file_put_header(), or the writer's error.
+ * name (@e's part_offset, data and data_len are ignored); @image is
+ * copied.  Returns 0, the errors of amb_file_put_header(), -ENOMEM, or
+ * the writer's error (parts appended before it stay in the file).
  */
-int amb_writer_append_file(struct amb_writer *w, const struct amb_file_entry *e,
-			   const uint8_t *image);
+AMB_API int amb_writer_append_file(struct amb_writer *w, const struct amb_file_entry *e,
+				   const uint8_t *image);
 /* Decode the FILE payload of @len bytes into @e (pointers into it):
  * 0, -AMB_E_TRUNCATED, -AMB_E_TOO_BIG, -AMB_E_RESERVED or -AMB_E_CORRUPT
  * (part outside file_size, §5.5). */
-int amb_file_parse(const void *payload, size_t len, struct amb_file_entry *e);
+AMB_API int amb_file_parse(const void *payload, size_t len, struct amb_file_entry *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* AMB_FORMAT_H */

@@ -119,10 +119,9 @@ struct part {
 
 static void write_recording(const char *path, const struct part *parts, size_t n)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_writer *w;
 
-	amb_writer_opts_init(&o);
 	o.threads = 0;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	for (size_t i = 0; i < n; i++) {

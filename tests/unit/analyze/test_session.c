@@ -84,14 +84,13 @@ static void write_recording_ex(bool swap, bool bad, bool invert)
 {
 	static struct syn_rec s;
 	static const uint8_t bid[20] = { 0x12, 0x34, 0x56 };
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_buf b = AMB_BUF_INIT;
 	struct amb_buildid_entry be;
 	struct amb_writer *w;
 
 	snprintf(path, sizeof(path), "/tmp/amber-test-session-%d.amber", (int)getpid());
 	unlink(path);
-	amb_writer_opts_init(&o);
 	o.producer_endian = (amb_host_is_le() != swap) ? AMB_ENDIAN_LITTLE : AMB_ENDIAN_BIG;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	s.swap = swap;
@@ -363,7 +362,7 @@ static void test_inversion(void **state)
  */
 static void write_ksyms_recording(bool damage_second)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_buf b = AMB_BUF_INIT;
 	struct amb_reader *r;
 	struct amb_writer *w;
@@ -373,7 +372,6 @@ static void write_ksyms_recording(bool damage_second)
 
 	snprintf(path, sizeof(path), "/tmp/amber-test-session-%d.amber", (int)getpid());
 	unlink(path);
-	amb_writer_opts_init(&o);
 	o.zstd_level = 0;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	put_event(&b, "cpu-clock", 100, 101, false);

@@ -21,11 +21,10 @@ static size_t block_len(size_t i)
 /* A small closed file: NBLOCKS RING blocks on streams 0..2, times 100*i. */
 static void make_file(const char *path, int level)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	uint8_t buf[400];
 
-	amb_writer_opts_init(&o);
 	o.zstd_level = level;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	for (size_t i = 0; i < NBLOCKS; i++) {
@@ -362,7 +361,7 @@ static void test_long_block_header(void **state)
 	char *dir = tmpdir_new();
 	const char *a = tpath(dir, "a.amber");
 	struct amb_block_desc d = { .type = AMB_BLOCK_META, .stream = AMB_STREAM_NONE };
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	struct amb_reader *r;
 	struct amb_payload *p;
@@ -372,7 +371,6 @@ static void test_long_block_header(void **state)
 	size_t len;
 
 	(void)state;
-	amb_writer_opts_init(&o);
 	o.zstd_level = 0;
 	assert_int_equal(amb_writer_open(a, &o, &w), 0);
 	assert_int_equal(amb_writer_append(w, &d, "hello", 5), 0);

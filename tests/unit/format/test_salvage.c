@@ -23,7 +23,7 @@ static void test_salvage(void **state)
 	char *dir = tmpdir_new();
 	const char *in = tpath(dir, "in.amber"), *out = tpath(dir, "out.amber");
 	struct amb_payload *p = amb_payload_new();
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_writer_stats st;
 	struct amb_writer *w;
 	struct amb_reader *r;
@@ -33,7 +33,6 @@ static void test_salvage(void **state)
 	size_t len, k;
 
 	(void)state;
-	amb_writer_opts_init(&o);
 	o.uuid = uuid;
 	o.producer_endian = AMB_ENDIAN_BIG;
 	assert_int_equal(amb_writer_open(in, &o, &w), 0);

@@ -13,11 +13,10 @@
 
 static void make_file(const char *path, size_t nblocks, bool close_it)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	uint8_t buf[300];
 
-	amb_writer_opts_init(&o);
 	o.zstd_level = 3;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	for (size_t i = 0; i < nblocks; i++) {
@@ -159,7 +158,7 @@ static void test_index_mismatch(void **state)
 {
 	char *dir = tmpdir_new();
 	const char *path = tpath(dir, "m.amber");
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	struct amb_block_desc d = { AMB_BLOCK_META, AMB_STREAM_NONE, 1, 0, 0 };
 	struct amb_verify_stats st;
@@ -170,7 +169,6 @@ static void test_index_mismatch(void **state)
 	size_t len;
 
 	(void)state;
-	amb_writer_opts_init(&o);
 	o.zstd_level = 0;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	assert_int_equal(amb_writer_append(w, &d, "abc", 3), 0);

@@ -27,7 +27,7 @@ static void roundtrip(const struct spec *specs, size_t nspecs, size_t n, int thr
 {
 	char *dir = tmpdir_new();
 	const char *path = tpath(dir, "rt.amber");
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	struct amb_writer_stats st;
 	size_t maxlen = 0;
@@ -39,7 +39,6 @@ static void roundtrip(const struct spec *specs, size_t nspecs, size_t n, int thr
 	buf = malloc(maxlen + 1);
 	assert_non_null(buf);
 
-	amb_writer_opts_init(&o);
 	o.threads = threads;
 	o.zstd_level = level;
 	o.max_queued = 1u << 20;
@@ -179,7 +178,7 @@ static void test_concurrent(void **state)
 	for (int threads = 0; threads <= 1; threads++) {
 		char *dir = tmpdir_new();
 		const char *path = tpath(dir, "conc.amber");
-		struct amb_writer_opts o;
+		AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 		struct appender a[4];
 		pthread_t t[4];
 		struct amb_reader *r;
@@ -188,7 +187,6 @@ static void test_concurrent(void **state)
 		uint8_t buf[256];
 		size_t i;
 
-		amb_writer_opts_init(&o);
 		o.threads = threads;
 		o.max_queued = 4096;
 		assert_int_equal(amb_writer_open(path, &o, &a[0].w), 0);
@@ -232,13 +230,12 @@ static void test_concurrent(void **state)
 static void test_queue_bound(void **state)
 {
 	char *dir = tmpdir_new();
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer_stats st;
 	struct amb_writer *w;
 	uint8_t buf[3000];
 
 	(void)state;
-	amb_writer_opts_init(&o);
 	o.threads = 1;
 	o.max_queued = 10000;
 	o.zstd_level = 6;
@@ -268,7 +265,7 @@ static void test_open_rules(void **state)
 {
 	char *dir = tmpdir_new();
 	const char *path = tpath(dir, "x.amber");
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_writer *w;
 	struct amb_block_desc d = { AMB_BLOCK_RING, 0, 0, 0, 0 };
 	struct stat sb;
@@ -295,7 +292,6 @@ static void test_open_rules(void **state)
 
 	assert_int_equal(amb_writer_open(path, NULL, &w), -EEXIST);
 	assert_null(w);
-	amb_writer_opts_init(&o);
 	o.threads = 2;
 	assert_int_equal(amb_writer_open(tpath(dir, "y.amber"), &o, &w), -EINVAL);
 	assert_int_equal(access(tpath(dir, "y.amber"), F_OK), -1);
@@ -310,12 +306,11 @@ static void test_header_fields(void **state)
 	char *dir = tmpdir_new();
 	const char *path = tpath(dir, "be.amber");
 	const struct amb_file_header *h;
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_writer *w;
 	struct amb_reader *r;
 
 	(void)state;
-	amb_writer_opts_init(&o);
 	o.producer_endian = AMB_ENDIAN_BIG;
 	o.producer_word_size = 8;
 	o.producer_machine = 22;
@@ -355,7 +350,7 @@ static void test_header_fields(void **state)
 static void disk_full(const char *mnt, int threads)
 {
 	const char *path = tpath(mnt, threads ? "full1.amber" : "full0.amber");
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_writer_stats st;
 	struct amb_writer *w;
 	struct amb_reader *r;
@@ -363,7 +358,6 @@ static void disk_full(const char *mnt, int threads)
 	uint8_t buf[10000];
 	int err = 0, i;
 
-	amb_writer_opts_init(&o);
 	o.threads = threads;
 	o.max_queued = 30000;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
@@ -427,11 +421,10 @@ static void write_source(const char *path)
 		{ AMB_BLOCK_META, AMB_STREAM_NONE, 10, true },      /* small: none */
 		{ AMB_BLOCK_FILE, AMB_STREAM_NONE, 0, false },
 	};
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_writer *w;
 	uint8_t buf[5000];
 
-	amb_writer_opts_init(&o);
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	for (size_t i = 0; i < 8; i++) {
 		const struct spec *s = &specs[i % AMB_ARRAY_SIZE(specs)];
@@ -451,7 +444,7 @@ static void stored_copy(const char *src, const char *dst, int threads, unsigned 
 {
 	struct amb_payload *p = amb_payload_new(), *q = amb_payload_new();
 	struct amb_reader *r, *c;
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	struct problems ps = { 0 };
 	size_t n = 0;
@@ -459,7 +452,6 @@ static void stored_copy(const char *src, const char *dst, int threads, unsigned 
 	assert_non_null(p);
 	assert_non_null(q);
 	assert_int_equal(amb_reader_open(src, read_flags, &r), 0);
-	amb_writer_opts_init(&o);
 	o.threads = threads;
 	o.zstd_level = 19;   /* unused: nothing is recompressed */
 	assert_int_equal(amb_writer_open(dst, &o, &w), 0);
@@ -635,7 +627,7 @@ static void test_append_file(void **state)
 	uint8_t *image = malloc(len), *back = calloc(1, len);
 	struct amb_file_entry fe = { .build_id = id, .build_id_len = sizeof(id), .kind = AMB_FILE_ELF,
 				     .name = "/usr/bin/x", .name_len = 10, .file_size = len };
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	struct amb_reader *r;
 	struct amb_payload *p = amb_payload_new();
@@ -645,7 +637,6 @@ static void test_append_file(void **state)
 	assert_non_null(image);
 	assert_non_null(back);
 	fill_payload(image, len, 7, false);
-	amb_writer_opts_init(&o);
 	o.zstd_level = 1;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
 	assert_int_equal(amb_writer_append_file(w, &fe, image), 0);

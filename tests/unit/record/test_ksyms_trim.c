@@ -225,11 +225,10 @@ static void append(struct amb_writer *w, uint16_t type, const void *data, size_t
  * incompressible block; stored raw, so sizes are predictable. */
 static void write_recording_tp(const char *path, size_t filler, const char *format)
 {
-	struct amb_writer_opts o;
+	AMB_OPTS(amb_writer_opts, o);
 	struct amb_writer *w;
 	struct amb_buf meta = AMB_BUF_INIT, ring = AMB_BUF_INIT;
 
-	amb_writer_opts_init(&o);
 	o.threads = 0;
 	o.zstd_level = 0;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
