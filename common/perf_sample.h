@@ -95,6 +95,13 @@ enum amb_perf_field {
 	AMB_PERF_F_MAX
 };
 
+/* Whether a walk that returned @err got past @part: the part is then in
+ * the result (AMB_PERF_F_NONE: the walk got past every part). */
+static inline bool amb_perf_walked(enum amb_perf_field err, enum amb_perf_field part)
+{
+	return err == AMB_PERF_F_NONE || err > part;
+}
+
 /* A short name of @f for messages ("callchain nr", "user stack size");
  * "?" for a value out of range. */
 const char *amb_perf_field_name(enum amb_perf_field f);

@@ -138,7 +138,7 @@ int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
 	d->block_bytes = block_bytes;
 	d->flush_ms = flush_ms;
 	d->max_queued = max_queued;
-	rec_layout_init_attr(&d->layout, attr);
+	amb_perf_layout_init(&d->layout, attr);
 	d->stages = calloc(n ? n : 1, sizeof(*d->stages));
 	if (!d->stages)
 		return -ENOMEM;

@@ -192,14 +192,15 @@ static uint64_t get_u64(const uint8_t *p)
 	return v;
 }
 
-void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
+void rec_ksyms_mark_records(struct rec_ksyms *k, const struct amb_perf_layout *l,
 			    const uint8_t *data, size_t len)
 {
 	size_t pos = 0;
 
 	while (len - pos >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
-		struct rec_sample_parts sp;
+		struct amb_perf_sample s;
+		enum amb_perf_field f;
 		const uint8_t *p = data + pos;
 
 		memcpy(&h, p, sizeof(h));
@@ -208,17 +209,18 @@ void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
 		pos += h.size;
 		if (h.type != PERF_RECORD_SAMPLE)
 			continue;
-		/* A sample cut short still names what was found before the cut. */
-		rec_sample_walk(l, p, h.size, &sp);
-		if (sp.ip)
-			mark_both(k, get_u64(p + sp.ip));
-		if (sp.addr)
-			mark_both(k, get_u64(p + sp.addr));
-		for (uint64_t i = 0; i < sp.nr_callchain; i++)
-			mark_both(k, get_u64(p + sp.callchain + i * 8));
-		for (uint64_t i = 0; i < sp.nr_branches; i++) {
-			mark_both(k, get_u64(p + sp.branches + i * 24));
-			mark_both(k, get_u64(p + sp.branches + i * 24 + 8));
+		/* A sample cut short still names what was found before the cut
+		 * (the parts not reached have no offset and count 0). */
+		f = amb_perf_sample_walk(l, p, h.size, false, &s);
+		if ((l->sample_type & PERF_SAMPLE_IP) && amb_perf_walked(f, AMB_PERF_F_IP))
+			mark_both(k, s.ip);
+		if ((l->sample_type & PERF_SAMPLE_ADDR) && amb_perf_walked(f, AMB_PERF_F_ADDR))
+			mark_both(k, s.addr);
+		for (uint64_t i = 0; i < s.nr_callchain; i++)
+			mark_both(k, get_u64(p + s.callchain + i * 8));
+		for (uint64_t i = 0; i < s.nr_branches; i++) {
+			mark_both(k, get_u64(p + s.branches + i * 24));
+			mark_both(k, get_u64(p + s.branches + i * 24 + 8));
 		}
 	}
 }
@@ -317,7 +319,7 @@ static int tracefs_names_functions(struct amb_reader *r, bool *names)
 }
 
 /* Load the KSYMS blocks and mark every address the RING blocks name. */
-static int find_used(struct trim *t, const struct rec_layout *l, struct rec_ksyms **out)
+static int find_used(struct trim *t, const struct amb_perf_layout *l, struct rec_ksyms **out)
 {
 	const struct amb_block_filter ksyms = { AMB_BLOCK_KSYMS, -1, 0, 0 };
 	const struct amb_block_filter ring = { AMB_BLOCK_RING, -1, 0, 0 };
@@ -434,7 +436,7 @@ static int rewrite(struct trim *t, const char *tmp, int zstd_level)
 	return 0;
 }
 
-int rec_ksyms_trim(const char *path, const struct rec_layout *l, enum rec_ksyms_mode mode,
+int rec_ksyms_trim(const char *path, const struct amb_perf_layout *l, enum rec_ksyms_mode mode,
 		   int zstd_level, const volatile sig_atomic_t *stop,
 		   struct rec_ksyms_trim_stats *st, char *errbuf, size_t errlen)
 {

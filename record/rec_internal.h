@@ -26,6 +26,7 @@
 
 #include <amber/common.h>
 #include <amber/format.h>
+#include "common/perf_sample.h"
 #include "record/record.h"
 
 /* ---- options.c --------------------------------------------------------- */
@@ -237,48 +238,6 @@ uint64_t rec_ring_drain(struct rec_ring *r, struct rec_stage *st);
 
 /* ---- stage.c ------------------------------------------------------------- */
 
-/* Where TIME sits in samples and in sample_id trailers (FORMAT.md §5.6),
- * and how to walk a sample to its user stack copy. */
-struct rec_layout {
-	int sample_time_off;       /* byte offset in a sample record, -1 if none */
-	int trailer_time_off;      /* bytes before the end of a non-sample record, -1 */
-	uint32_t trailer_size;     /* sample_id_all trailer bytes */
-	uint64_t sample_type;
-	uint32_t fixed_size;       /* header and fixed-size fields before CALLCHAIN */
-	int regs_user;             /* registers in a REGS_USER dump; -1: unknown */
-	bool branch_hw_index;      /* BRANCH_STACK carries hw_idx */
-};
-
-/* Compute the layout from the shared @sample_type.  The user stack copy
- * cannot be located (regs_user is -1) until rec_layout_init_attr(). */
-void rec_layout_init(struct rec_layout *l, uint64_t sample_type);
-
-/* Same from the attr every event shares, which also tells the number of
- * user registers a sample carries before its stack copy. */
-void rec_layout_init_attr(struct rec_layout *l, const struct perf_event_attr *a);
-
-/* Where the parts of one sample sit: byte offsets from the record's start,
- * 0 for a part the sample does not have. */
-struct rec_sample_parts {
-	size_t ip, addr;           /* one u64 each */
-	size_t callchain;          /* @nr_callchain u64 entries */
-	uint64_t nr_callchain;
-	size_t branches;           /* @nr_branches entries of from, to, flags */
-	uint64_t nr_branches;
-	size_t stack_user;         /* the STACK_USER size field */
-};
-
-/*
- * Walk sample @p (@len bytes, header included, this host's byte order) with
- * layout @l and fill @out.  Only lengths are checked, never values.
- * Returns 0, or -EINVAL when the sample is shorter than its fields say or
- * holds parts whose size cannot be followed (READ values; registers before
- * a stack copy when @l does not know how many); @out then holds the parts
- * found before the problem.
- */
-int rec_sample_walk(const struct rec_layout *l, const uint8_t *p, size_t len,
-		    struct rec_sample_parts *out);
-
 struct rec_counters {
 	uint64_t records, samples;
 	uint64_t lost_records;     /* sum of PERF_RECORD_LOST.lost */
@@ -292,7 +251,7 @@ struct rec_counters {
 /* Records of one CPU waiting to become a RING block. */
 struct rec_stage {
 	struct amb_buf buf;
-	const struct rec_layout *layout;
+	const struct amb_perf_layout *layout;  /* every event's (FORMAT.md §5.6) */
 	uint64_t nr_records;       /* in buf */
 	uint64_t first_time, last_time;
 	size_t block_bytes;        /* full at this size: ring copies stop; 0 = never */
@@ -320,7 +279,7 @@ struct rec_drain {
 	struct rec_ring *rings;
 	size_t nr_rings;
 	struct amb_writer *w;
-	struct rec_layout layout;
+	struct amb_perf_layout layout;  /* of the first event, which all share */
 	size_t block_bytes;        /* hand a stage over at this size ... */
 	unsigned flush_ms;         /* ... or after this long */
 	size_t max_queued;         /* the writer's queue limit, for queue_full */
@@ -429,7 +388,7 @@ void rec_ksyms_mark(struct rec_ksyms *k, uint64_t addr);
  * payload of this host) names: IP, ADDR, callchain entries and branch
  * addresses, each also one byte earlier (return addresses are looked up
  * so).  Stops at the first record whose size does not fit. */
-void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
+void rec_ksyms_mark_records(struct rec_ksyms *k, const struct amb_perf_layout *l,
 			    const uint8_t *data, size_t len);
 
 /* Append the marked symbols' lines to @out in their text order; *@kept
@@ -459,7 +418,7 @@ struct rec_ksyms_trim_stats {
  * once *@stop is set.  On any error @path is left as it was (the copy is
  * removed) and @err says what failed.
  */
-int rec_ksyms_trim(const char *path, const struct rec_layout *l, enum rec_ksyms_mode mode,
+int rec_ksyms_trim(const char *path, const struct amb_perf_layout *l, enum rec_ksyms_mode mode,
 		   int zstd_level, const volatile sig_atomic_t *stop,
 		   struct rec_ksyms_trim_stats *st, char *err, size_t errlen);
 

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct amb_buf out = AMB_BUF_INIT;
 	struct perf_event_attr attr;
-	struct rec_layout layout;
+	struct amb_perf_layout layout;
 	struct rec_ksyms *k;
 	uint8_t *body;
 	char *text;
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&attr, 0, sizeof(attr));
 	attr.sample_type = (amb_get_le64(data) & (PERF_SAMPLE_MAX - 1)) | PERF_SAMPLE_IDENTIFIER;
 	attr.sample_regs_user = 0xff;
-	rec_layout_init_attr(&layout, &attr);
+	amb_perf_layout_init(&layout, &attr);
 	len = size - 8;
 	/* Exact-size copies, so ASan sees any overread. */
 	text = malloc(len + 1);

@@ -26,6 +26,15 @@
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
+/* The layout of records whose event has sample_type @st. */
+static void layout_init(struct amb_perf_layout *l, uint64_t st)
+{
+	struct perf_event_attr a = { 0 };
+
+	a.sample_type = st;
+	amb_perf_layout_init(l, &a);
+}
+
 static void ctx_init(struct rec_synth_ctx *x, struct amb_buf *bids)
 {
 	memset(x, 0, sizeof(*x));
@@ -79,7 +88,7 @@ static void test_records(void **state)
 	struct rec_synth_ctx x;
 	struct rec_buildid bid = { .len = 20 };
 	struct rec_mmap2 m = { 0 };
-	struct rec_layout l;
+	struct amb_perf_layout l;
 	struct rec_stage st = { 0 };
 	const struct perf_event_header *h;
 	size_t off = 0;
@@ -143,7 +152,7 @@ static void test_records(void **state)
 	assert_int_equal(off, b.len);
 
 	/* The drain's time logic reads the same trailers. */
-	rec_layout_init(&l, ST);
+	layout_init(&l, ST);
 	st.layout = &l;
 	for (size_t o = 0; o < b.len; o += ((const struct perf_event_header *)(b.data + o))->size)
 		assert_int_equal(rec_stage_add(&st, b.data + o,
