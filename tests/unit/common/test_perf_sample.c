@@ -290,6 +290,7 @@ static void test_every_field(void **state)
 
 	assert_int_equal(amb_perf_sample_walk(&l, native.b, native.len, false, &s), AMB_PERF_F_NONE);
 	check_all(&s, native.b, 1);
+	assert_true(amb_perf_walked(AMB_PERF_F_NONE, AMB_PERF_F_AUX));
 	memcpy(copy, native.b, native.len);
 	assert_int_equal(amb_perf_sample_to_host(&l, copy, native.len, false, &s), 0);
 	assert_memory_equal(copy, native.b, native.len);
@@ -376,6 +377,8 @@ static void test_truncation(void **state)
 			f = amb_perf_sample_walk(&l, b, cut, swap, &s);
 			assert_int_equal(f, want);
 			assert_int_not_equal(f, AMB_PERF_F_NONE);
+			assert_true(amb_perf_walked(f, AMB_PERF_F_IP) == (want > AMB_PERF_F_IP));
+			assert_false(amb_perf_walked(f, want));
 			/* What came before the cut is there, what follows is not. */
 			assert_true(s.ip == (want > AMB_PERF_F_IP ? 0xffffffff81000005ull : 0));
 			assert_true(s.period == (want > AMB_PERF_F_PERIOD ? 4000 : 0));
