@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "record/rec_internal.h"
+#include "common/kallsyms.h"
 #include "common/util.h"
 
 #define KALLSYMS_MAX (256u << 20)
@@ -45,12 +46,11 @@ size_t rec_kallsyms_drop_padding(char *text, size_t len)
 	while (in < len) {
 		char *nl = memchr(text + in, '\n', len - in);
 		size_t n = nl ? (size_t)(nl - (text + in)) + 1 : len - in;
-		const char *name = memchr(text + in, ' ', n);
+		struct amb_kallsym sym;
 
-		/* "ADDR TYPE NAME[\t[MODULE]]": the name follows the second space. */
-		if (name)
-			name = memchr(name + 1, ' ', n - (size_t)(name + 1 - (text + in)));
-		if (!name || strncmp(name + 1, "__pfx_", 6) != 0) {
+		/* Lines that do not parse stay: this is no place to judge them. */
+		if (amb_kallsyms_parse_line(text + in, text + in + n - (nl != NULL), &sym) ||
+		    sym.name_len < 6 || memcmp(sym.name, "__pfx_", 6)) {
 			memmove(text + out, text + in, n);
 			out += n;
 		}
@@ -63,57 +63,16 @@ size_t rec_kallsyms_drop_padding(char *text, size_t len)
 char *rec_kallsyms_read(size_t *len)
 {
 	char *text = amb_read_file("/proc/kallsyms", KALLSYMS_MAX, len);
-	bool any = false;
 
 	if (!text)
 		return NULL;
-	/* With kptr_restrict (or without CAP_SYSLOG) every address reads as
-	 * zero: the names alone cannot symbolize anything. */
-	for (const char *p = text; *p && !any; ) {
-		const char *nl = strchr(p, '\n');
-
-		while (*p == '0')
-			p++;
-		if (*p != ' ' && *p != '\n' && *p)
-			any = true;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	if (!any) {
+	if (!amb_kallsyms_has_addresses(text, *len)) {
 		free(text);
 		errno = EPERM;
 		return NULL;
 	}
 	*len = rec_kallsyms_drop_padding(text, *len);
 	return text;
-}
-
-int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *addr)
-{
-	size_t symlen = strlen(sym);
-	const char *p = text, *end = text + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *name;
-
-		/* "ffffffff81000000 T _stext" (optionally "\t[module]") */
-		name = memchr(p, ' ', (size_t)(le - p));
-		if (name && le - name > 3) {
-			name += 3;
-			if ((size_t)(le - name) >= symlen && !memcmp(name, sym, symlen) &&
-			    (name + symlen == le || name[symlen] == '\t')) {
-				*addr = strtoull(p, NULL, 16);
-				return 0;
-			}
-		}
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return -ENOENT;
 }
 
 /* The next space-separated field of [*@s, @le): its start, *@s moved past

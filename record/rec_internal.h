@@ -352,12 +352,10 @@ long rec_proc_sys_long(const char *name, long def);
  */
 char *rec_kallsyms_read(size_t *len);
 
-/* Remove the "__pfx_" lines from kallsyms @text of @len bytes, in place
- * (the result stays NUL-terminated).  Returns the new length. */
+/* Remove the "__pfx_" symbols' lines from kallsyms @text of @len bytes, in
+ * place (the result stays NUL-terminated; lines that do not parse stay).
+ * Returns the new length. */
 size_t rec_kallsyms_drop_padding(char *text, size_t len);
-
-/* Find @sym ("_stext") in kallsyms @text.  Returns 0 or -ENOENT. */
-int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *addr);
 
 /* ---- ksyms_trim.c ------------------------------------------------------------ */
 
@@ -372,9 +370,10 @@ enum rec_ksyms_mode {
 /* A kallsyms text's text symbols, sorted by address, each marked used or not. */
 struct rec_ksyms;
 
-/* Index kallsyms @text (@len bytes; borrowed: it must outlive the result).
- * Lines that are not "ADDR TYPE NAME" with a text TYPE (t T w W) are left
- * out.  Returns NULL when out of memory.  Free with rec_ksyms_free(). */
+/* Index kallsyms @text (@len bytes; borrowed: it must outlive the result):
+ * the lines common/kallsyms.h parses with a text TYPE (t T w W), none when
+ * every address is zero, exactly the symbols the analyzer would read.
+ * Returns NULL when out of memory.  Free with rec_ksyms_free(). */
 struct rec_ksyms *rec_ksyms_parse(const char *text, size_t len);
 void rec_ksyms_free(struct rec_ksyms *k);
 size_t rec_ksyms_count(const struct rec_ksyms *k);

@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 
 #include "record/rec_internal.h"
+#include "common/kallsyms.h"
 #include "common/util.h"
 
 #define MAPS_MAX (64u << 20)
@@ -468,8 +469,8 @@ int rec_synth_kernel(struct rec_synth_ctx *x, struct amb_buf *out,
 	err = note_buildid(x, &kbid, AMB_DSO_KERNEL, "[kernel.kallsyms]");
 	if (err)
 		return err;
-	if (kallsyms && !rec_kallsyms_find(kallsyms, kallsyms_len, "_stext", &stext) &&
-	    !rec_kallsyms_find(kallsyms, kallsyms_len, "_etext", &etext) && etext > stext) {
+	if (kallsyms && !amb_kallsyms_find(kallsyms, kallsyms_len, "_stext", &stext) &&
+	    !amb_kallsyms_find(kallsyms, kallsyms_len, "_etext", &etext) && etext > stext) {
 		err = synth_kernel_map(x, out, "[kernel.kallsyms]_text", stext, etext - stext, &kbid);
 		if (err)
 			return err;

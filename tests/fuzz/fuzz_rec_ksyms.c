@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz the recorder's kernel-symbol trim (record/ksyms_trim.c): parsing a
- * kallsyms text, marking addresses, walking sample records for the
+ * kallsyms text (with common/kallsyms.h: it must keep exactly the text
+ * symbols the analyzer would read), marking addresses, walking sample records for the
  * addresses they name, writing the kept lines back, and looking for
  * function pointers in a tracepoint's print format.  The trim reads the
  * recorder's own file, but that file holds what the kernel wrote.
@@ -16,7 +17,14 @@
 #include <linux/perf_event.h>
 
 #include <amber/common.h>
+#include "common/kallsyms.h"
 #include "record/rec_internal.h"
+
+static int count_text(void *ctx, const struct amb_kallsym *sym)
+{
+	*(size_t *)ctx += amb_kallsyms_is_text(sym->type);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,6 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	if (rec_ksyms_count(k) > len / 4)
 		abort();  /* a symbol line has at least "0 t " */
+	if (amb_kallsyms_has_addresses(text, len)) {
+		size_t n = 0;
+
+		amb_kallsyms_for_each(text, len, count_text, &n, NULL);
+		if (rec_ksyms_count(k) != n)
+			abort();
+	} else if (rec_ksyms_count(k)) {
+		abort();
+	}
 	for (size_t i = 0; i + 8 <= len; i += 8)
 		rec_ksyms_mark(k, amb_get_le64(body + i));
 	rec_ksyms_mark_records(k, &layout, body, len & ~(size_t)7);

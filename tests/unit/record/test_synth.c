@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "record/rec_internal.h"
+#include "common/kallsyms.h"
 #include "common/util.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
@@ -413,13 +414,13 @@ static void test_kallsyms(void **state)
 	uint64_t a;
 
 	(void)state;
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "_stext", &a), 0);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "_stext", &a), 0);
 	assert_int_equal(a, 0xffffffff81000200ull);
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "_etext", &a), 0);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "_etext", &a), 0);
 	assert_int_equal(a, 0xffffffff82000000ull);
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "foo", &a), 0);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "foo", &a), 0);
 	assert_int_equal(a, 0xffffffffc0001000ull);
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "_end", &a), -ENOENT);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "_end", &a), -ENOENT);
 	assert_int_equal(rec_modules_parse(mods, strlen(mods), &m), 2);
 	assert_string_equal(m[0].name, "ext4");
 	assert_int_equal(m[0].addr, 0xffffffffc0000000ull);
