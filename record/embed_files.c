@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "record/rec_internal.h"
+#include "common/util.h"
 
 #define FILE_MAX  (2ull << 30)          /* larger files are left out */
 #define MMAP2_FILENAME_OFF 72u          /* FORMAT.md §5.6: perf's MMAP2 layout */
@@ -56,15 +57,8 @@ static int set_add(struct embed_set *s, const struct rec_buildid *bid, uint8_t k
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i].bid.len == bid->len && !memcmp(s->v[i].bid.id, bid->id, bid->len))
 			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
-
-		d = realloc(s->v, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		s->v = d;
-		s->cap = cap;
-	}
+	if (amb_ensure_cap((void **)&s->v, &s->cap, sizeof(*s->v), s->n + 1))
+		return -ENOMEM;
 	d = &s->v[s->n];
 	d->path = strndup(path, path_len);
 	if (!d->path)

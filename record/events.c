@@ -25,6 +25,7 @@
  * events/), events_pmu.c parses the terms.
  */
 #include "record/events_internal.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 #include <assert.h>
@@ -131,23 +132,13 @@ int ev_fail(struct ev_parser *p, int ret, const char *fmt, ...)
 
 /* ---- the list ------------------------------------------------------------- */
 
-/* The array grows to the next power of two (at least 4) when n reaches it,
- * so the capacity follows from n and the public struct needs no cap field. */
+/* A new zeroed event at the end of @l, or NULL when out of memory. */
 static struct rec_event *ev_append(struct rec_event_list *l)
 {
 	struct rec_event *e;
 
-	if (l->n == 0 || (l->n >= 4 && !(l->n & (l->n - 1)))) {
-		size_t cap = l->n ? l->n * 2 : 4;
-		struct rec_event *v;
-
-		if (cap > SIZE_MAX / sizeof(*v))
-			return NULL;
-		v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		l->v = v;
-	}
+	if (amb_ensure_cap((void **)&l->v, &l->cap, sizeof(*l->v), l->n + 1))
+		return NULL;
 	e = &l->v[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->attr.size = sizeof(e->attr);
@@ -170,6 +161,7 @@ static void ev_truncate(struct rec_event_list *l, size_t n)
 	if (!l->n) {
 		free(l->v);
 		l->v = NULL;
+		l->cap = 0;
 	}
 }
 

@@ -127,16 +127,9 @@ int rec_modules_parse(const char *text, size_t len, struct rec_module **out)
 		addr = strtoull(num, &e, 16);
 		if (errno || *e || !addr)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct rec_module *nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		if (amb_ensure_cap((void **)&v, &cap, sizeof(*v), n + 1)) {
+			free(v);
+			return -ENOMEM;
 		}
 		memcpy(v[n].name, f[0], flen[0]);
 		v[n].name[flen[0]] = '\0';

@@ -44,7 +44,7 @@ enum rec_callgraph {
 
 struct rec_opts {
 	char **event_specs;        /* -e arguments, in order (not owned strings) */
-	size_t nr_event_specs;
+	size_t nr_event_specs, cap_event_specs;
 	const char *output;
 	unsigned freq;             /* -F; 0 when -c is used */
 	uint64_t period;           /* -c; 0 = use freq */
@@ -60,9 +60,9 @@ struct rec_opts {
 	int kallsyms;              /* --kallsyms=auto|used|all: enum rec_ksyms_mode */
 	double duration;           /* --duration seconds; 0 = until the end */
 	pid_t *pids;               /* -p (malloc'ed) */
-	size_t nr_pids;
+	size_t nr_pids, cap_pids;
 	pid_t *tids;               /* -t (malloc'ed) */
-	size_t nr_tids;
+	size_t nr_tids, cap_tids;
 	bool system_wide;          /* -a */
 	const char *cpulist;       /* -C */
 	bool list_events;          /* --list-events [PATTERN] */
@@ -108,9 +108,9 @@ struct rec_target {
 	int *cpus;          /* CPUs to open events on */
 	size_t nr_cpus;
 	pid_t *threads;     /* per-thread opens (PID/TID), or the child (CMD) */
-	size_t nr_threads;
+	size_t nr_threads, cap_threads;
 	pid_t *procs;       /* processes to synthesize (PID/TID: their tgids) */
-	size_t nr_procs;
+	size_t nr_procs, cap_procs;
 	pid_t child;        /* the forked command (CMD, or SYSTEM with one), else 0 */
 	int go_fd;          /* CMD: writing a byte lets the child exec */
 	int err_fd;         /* CMD: carries errno of a failed exec (CLOEXEC pipe) */

@@ -42,7 +42,7 @@ struct rec_event {
 
 struct rec_event_list {
 	struct rec_event *v;
-	size_t n;
+	size_t n, cap;       /* events, and room for them in @v */
 };
 
 /*

@@ -204,15 +204,9 @@ static int note_buildid(struct rec_synth_ctx *x, const struct rec_buildid *bid, 
 		if (seen[i].bid.len == bid->len && !memcmp(seen[i].bid.id, bid->id, bid->len) &&
 		    !strcmp(seen[i].path, path))
 			return 0;
-	if (x->nr_seen == x->cap_seen) {
-		size_t cap = x->cap_seen ? x->cap_seen * 2 : 64;
-
-		seen = realloc(x->seen, cap * sizeof(*seen));
-		if (!seen)
-			return -ENOMEM;
-		x->seen = seen;
-		x->cap_seen = cap;
-	}
+	if (amb_ensure_cap(&x->seen, &x->cap_seen, sizeof(*seen), x->nr_seen + 1))
+		return -ENOMEM;
+	seen = x->seen;
 	seen[x->nr_seen].bid = *bid;
 	seen[x->nr_seen].path = strdup(path);
 	if (!seen[x->nr_seen].path)
