@@ -19,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/format.h>
+#include "record/drain.h"
+#include "record/sysutil.h"
 
 #define DRAIN_POLL_MS 100
 #define DRAIN_NICE    (-10)

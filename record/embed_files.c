@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/embed.c - `amber-rec --embed`: at the end of a recording, append
+ * record/embed_files.c - `amber-rec --embed`: at the end of a recording, append
  * FILE blocks (FORMAT.md §5.5) holding the ELF files of the DSOs the
  * targets mapped, their separate debug info where installed, and the vDSO
  * image, so that the recording analyzes on a machine without them.
@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "common/util.h"
+#include "record/buildid.h"
+#include "record/embed_files.h"
 
 #define FILE_MAX  (2ull << 30)          /* larger files are left out */
 #define MMAP2_FILENAME_OFF 72u          /* FORMAT.md §5.6: perf's MMAP2 layout */

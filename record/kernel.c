@@ -10,28 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/rec_internal.h"
 #include "common/kallsyms.h"
 #include "common/util.h"
+#include "record/kernel.h"
 
 #define KALLSYMS_MAX (256u << 20)
-
-long rec_proc_sys_long(const char *name, long def)
-{
-	char path[256], *text, *end;
-	long v;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	text = amb_read_file(path, 64, NULL);
-	if (!text)
-		return def;
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text)
-		v = def;
-	free(text);
-	return v;
-}
 
 /*
  * Kernels built with function padding (CONFIG_FUNCTION_PADDING_CFI, 6.2+)

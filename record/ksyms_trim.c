@@ -32,9 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "common/kallsyms.h"
 #include "common/util.h"
+#include "record/ksyms_trim.h"
 
 /* PERF_CONTEXT_* markers in a callchain are the top 4095 u64 values. */
 #define CONTEXT_MARKER_MIN ((uint64_t)-4095)

@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "common/util.h"
+#include "record/embed_files.h"
+#include "record/ksyms_trim.h"
+#include "record/options.h"
 
 enum {
 	OPT_CALL_GRAPH = 256,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/rec_internal.h"
+#include "record/stage.h"
 
 static void note_time(struct rec_stage *st, uint64_t t)
 {

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
 #include "common/util.h"
+#include "record/target.h"
 
 #define MAX_CPUS 4096
 

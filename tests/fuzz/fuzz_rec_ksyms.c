@@ -18,7 +18,7 @@
 
 #include <amber/common.h>
 #include "common/kallsyms.h"
-#include "record/rec_internal.h"
+#include "record/ksyms_trim.h"
 
 static int count_text(void *ctx, const struct amb_kallsym *sym)
 {

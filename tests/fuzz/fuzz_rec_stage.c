@@ -16,7 +16,7 @@
 #include <linux/perf_event.h>
 
 #include <amber/common.h>
-#include "record/rec_internal.h"
+#include "record/stage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "record/rec_internal.h"
+#include <amber/format.h>
+#include "record/ksyms_trim.h"
 
 /* The sample layout of @path's first event (amber-rec gives all its events
  * one sample_type). */

@@ -17,7 +17,9 @@
 #include <cmocka.h>
 
 #include <amber/common.h>
-#include "record/record.h"
+#include "record/events/events.h"
+#include "record/events/pfm.h"
+#include "record/events/tracefs.h"
 #include "tests/unit/record/events_util.h"
 
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include "record/evsel.h"
 
 static void test_attr_apply(void **state)
 {

@@ -22,7 +22,8 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include <amber/format.h>
+#include "record/ksyms_trim.h"
 #include "common/util.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \

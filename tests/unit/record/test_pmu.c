@@ -18,7 +18,8 @@
 #include <cmocka.h>
 
 #include <amber/common.h>
-#include "record/record.h"
+#include "record/events/events.h"
+#include "record/events/pmu.h"
 #include "tests/unit/record/events_util.h"
 
 

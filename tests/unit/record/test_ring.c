@@ -18,7 +18,9 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include "record/drain.h"
+#include "record/ring.h"
+#include "record/stage.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)

@@ -20,7 +20,11 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include "record/buildid.h"
+#include "record/kernel.h"
+#include "record/stage.h"
+#include "record/synthesize.h"
+#include "record/target.h"
 #include "common/kallsyms.h"
 #include "common/util.h"
 

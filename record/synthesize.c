@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/synth.c - perf records for what existed before the recording
+ * record/synthesize.c - perf records for what existed before the recording
  * started (FORMAT.md §5.6): COMM and FORK for every thread of a target
  * process, MMAP2 with build-id for every executable mapping, the kernel
  * text and modules; and the BUILDID table (§5.3) of everything mapped.
@@ -19,9 +19,15 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "common/kallsyms.h"
+#include "common/perf_sample.h"
 #include "common/util.h"
+#include "record/buildid.h"
+#include "record/kernel.h"
+#include "record/synthesize.h"
+#include "record/target.h"
 
 #define MAPS_MAX (64u << 20)
 
