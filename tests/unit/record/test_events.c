@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for record/events.c, record/pfm.c and record/tracefs.c: every
+/* Unit tests for record/events/: events.c, pfm.c and tracefs.c: every
  * event kind parses into the attr bits of <linux/perf_event.h>, modifiers
  * follow perf's rules, groups get leaders, tracepoint globs expand (on a
  * fake tracefs tree, and on the real one when it is there), unknown names

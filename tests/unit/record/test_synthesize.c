@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for record/synth.c, record/buildid.c and record/kernel.c:
+/* Unit tests for record/synthesize.c, record/buildid.c and record/kernel.c:
  * synthesized COMM/FORK/MMAP2 records have the kernel's layout and the
  * sample_id_all trailer of the first event; our own process synthesizes
  * into records naming our executable with its real build-id; build-ids
