@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/main.c - amber-rec: record perf rings into an .amber file.
+ * record/amber_rec.c - amber-rec: record perf rings into an .amber file.
  *
  * Order of work (FORMAT.md §9: everything needed to decode RING blocks is
  * written before the first one):
@@ -29,7 +29,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
+#include "record/buildid.h"
+#include "record/counts.h"
+#include "record/drain.h"
+#include "record/embed_files.h"
+#include "record/events/events.h"
+#include "record/events/tracefs.h"
+#include "record/evsel.h"
+#include "record/kernel.h"
+#include "record/ksyms_trim.h"
+#include "record/meta.h"
+#include "record/options.h"
+#include "record/synthesize.h"
+#include "record/sysutil.h"
+#include "record/target.h"
+#include "record/topology.h"
 
 #define EXIT_REC_FAIL   125
 #define EXIT_NO_EXEC    126
@@ -89,8 +105,8 @@ static void usage(FILE *f)
 		AMB_DEFAULT_ZSTD_LEVEL, REC_DEFAULT_FLUSH_MS, REC_KSYMS_AUTO_SHARE);
 }
 
-/* Everything one recording holds; freed by session_free(). */
-struct session {
+/* Everything one recording holds; freed by rec_session_free(). */
+struct rec_session {
 	struct rec_opts opts;
 	struct rec_event_list events;
 	struct rec_target target;
@@ -103,7 +119,7 @@ struct session {
 	char err[1024];
 };
 
-static int append_buf(struct session *s, uint16_t type, struct amb_buf *b, uint64_t count,
+static int append_buf(struct rec_session *s, uint16_t type, struct amb_buf *b, uint64_t count,
 		      uint64_t t0, uint64_t t1)
 {
 	struct amb_block_desc d = { .type = type, .stream = AMB_STREAM_NONE,
@@ -147,7 +163,7 @@ static int move_old_output(const char *path)
 	return 0;
 }
 
-static int parse_events(struct session *s)
+static int parse_events(struct rec_session *s)
 {
 	static char default_spec[] = "cycles";
 	char *def[] = { default_spec };
@@ -177,7 +193,7 @@ static int parse_events(struct session *s)
 	return 0;
 }
 
-static void setup_sampling(struct session *s, unsigned pages)
+static void setup_sampling(struct rec_session *s, unsigned pages)
 {
 	struct rec_sampling *sp = &s->sampling;
 	long max_rate = rec_proc_sys_long("perf_event_max_sample_rate", 0);
@@ -202,7 +218,7 @@ static void setup_sampling(struct session *s, unsigned pages)
 	sp->wakeup_bytes = (uint32_t)AMB_MIN(ring_bytes / 4, (size_t)WAKEUP_MAX_BYTES);
 }
 
-static int write_event_attrs(struct session *s)
+static int write_event_attrs(struct rec_session *s)
 {
 	struct amb_buf b = AMB_BUF_INIT;
 	struct rec_evlist *el = &s->evlist;
@@ -240,7 +256,7 @@ static int write_event_attrs(struct session *s)
 	return err;
 }
 
-static int write_tracefs(struct session *s)
+static int write_tracefs(struct rec_session *s)
 {
 	static const char *const headers[] = { "header_page", "header_event" };
 	struct amb_buf b = AMB_BUF_INIT;
@@ -287,7 +303,7 @@ static int write_tracefs(struct session *s)
 }
 
 /* KSYMS, then SYNTH (kernel maps and target processes) and BUILDID. */
-static int write_kernel_and_synth(struct session *s)
+static int write_kernel_and_synth(struct rec_session *s)
 {
 	struct amb_buf ks = AMB_BUF_INIT, syn = AMB_BUF_INIT, bids = AMB_BUF_INIT;
 	struct rec_synth_ctx x;
@@ -343,7 +359,7 @@ static int write_kernel_and_synth(struct session *s)
 	return err;
 }
 
-static int write_prologue(struct session *s, int argc, char **argv, unsigned pages)
+static int write_prologue(struct rec_session *s, int argc, char **argv, unsigned pages)
 {
 	struct amb_buf b = AMB_BUF_INIT;
 	char target[256], cpus[64];
@@ -384,7 +400,7 @@ static int write_prologue(struct session *s, int argc, char **argv, unsigned pag
 	return err;
 }
 
-static int write_epilogue(struct session *s, const struct rec_counters *c, int wstatus,
+static int write_epilogue(struct rec_session *s, const struct rec_counters *c, int wstatus,
 			  bool have_status)
 {
 	struct amb_buf b = AMB_BUF_INIT;
@@ -423,7 +439,7 @@ static void sleep_ms(unsigned ms)
 }
 
 /* Wait until the target ends, a signal, --duration or a writer error. */
-static bool run_loop(struct session *s, int *wstatus)
+static bool run_loop(struct rec_session *s, int *wstatus)
 {
 	uint64_t deadline = s->opts.duration > 0
 			    ? s->run_ns + (uint64_t)(s->opts.duration * 1e9) : 0;
@@ -459,7 +475,7 @@ static bool run_loop(struct session *s, int *wstatus)
 	return have_status;
 }
 
-static void print_summary(const struct session *s, const struct rec_counters *c,
+static void print_summary(const struct rec_session *s, const struct rec_counters *c,
 			  const struct amb_writer_stats *ws, uint64_t raw_saved)
 {
 	struct stat st;
@@ -488,7 +504,7 @@ static void print_summary(const struct session *s, const struct rec_counters *c,
  * (ksyms_trim.c).  A failure costs nothing but the saving: the recording
  * stays as it was written.  Returns the raw bytes the trim left out, for
  * the summary. */
-static uint64_t trim_kernel_symbols(struct session *s)
+static uint64_t trim_kernel_symbols(struct rec_session *s)
 {
 	struct rec_ksyms_trim_stats st;
 	int err;
@@ -506,7 +522,7 @@ static uint64_t trim_kernel_symbols(struct session *s)
 	return err ? 0 : st.raw_saved;
 }
 
-static void session_free(struct session *s)
+static void rec_session_free(struct rec_session *s)
 {
 	rec_drain_free(&s->drain);
 	rec_evlist_close(&s->evlist);
@@ -517,8 +533,8 @@ static void session_free(struct session *s)
 
 int main(int argc, char **argv)
 {
-	static struct session sess;
-	struct session *s = &sess;
+	static struct rec_session sess;
+	struct rec_session *s = &sess;
 	AMB_OPTS(amb_writer_opts, wo);
 	struct amb_writer_stats ws;
 	struct rec_counters totals = { 0 };
@@ -662,11 +678,11 @@ close:
 		raw_saved = trim_kernel_symbols(s);
 	}
 	print_summary(s, &totals, &ws, raw_saved);
-	session_free(s);
+	rec_session_free(s);
 	return ret;
 
 fail:
 	fprintf(stderr, "amber-rec: error: %s\n", s->err);
-	session_free(s);
+	rec_session_free(s);
 	return EXIT_REC_FAIL;
 }

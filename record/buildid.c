@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include "common/util.h"
+#include "record/buildid.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -188,15 +189,8 @@ int rec_buildid_cache_get(struct rec_buildid_cache *c, uint64_t dev, uint64_t in
 			return out->len ? 0 : -ENOENT;
 		}
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-
-		s = realloc(c->v, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		c->v = s;
-		c->cap = cap;
-	}
+	if (amb_ensure_cap((void **)&c->v, &c->cap, sizeof(*c->v), c->n + 1))
+		return -ENOMEM;
 	s = &c->v[c->n++];
 	s->dev = dev;
 	s->ino = ino;

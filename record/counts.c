@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
+#include "record/counts.h"
 
 int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t, struct amb_buf *b)
 {

@@ -19,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/format.h>
+#include "record/drain.h"
+#include "record/sysutil.h"
 
 #define DRAIN_POLL_MS 100
 #define DRAIN_NICE    (-10)
@@ -138,7 +140,7 @@ int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
 	d->block_bytes = block_bytes;
 	d->flush_ms = flush_ms;
 	d->max_queued = max_queued;
-	rec_layout_init_attr(&d->layout, attr);
+	amb_perf_layout_init(&d->layout, attr);
 	d->stages = calloc(n ? n : 1, sizeof(*d->stages));
 	if (!d->stages)
 		return -ENOMEM;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/embed.c - `amber-rec --embed`: at the end of a recording, append
+ * record/embed_files.c - `amber-rec --embed`: at the end of a recording, append
  * FILE blocks (FORMAT.md §5.5) holding the ELF files of the DSOs the
  * targets mapped, their separate debug info where installed, and the vDSO
  * image, so that the recording analyzes on a machine without them.
@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
+#include "common/util.h"
+#include "record/buildid.h"
+#include "record/embed_files.h"
 
 #define FILE_MAX  (2ull << 30)          /* larger files are left out */
 #define MMAP2_FILENAME_OFF 72u          /* FORMAT.md §5.6: perf's MMAP2 layout */
@@ -56,15 +61,8 @@ static int set_add(struct embed_set *s, const struct rec_buildid *bid, uint8_t k
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i].bid.len == bid->len && !memcmp(s->v[i].bid.id, bid->id, bid->len))
 			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
-
-		d = realloc(s->v, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		s->v = d;
-		s->cap = cap;
-	}
+	if (amb_ensure_cap((void **)&s->v, &s->cap, sizeof(*s->v), s->n + 1))
+		return -ENOMEM;
 	d = &s->v[s->n];
 	d->path = strndup(path, path_len);
 	if (!d->path)

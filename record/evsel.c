@@ -14,7 +14,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include "record/evsel.h"
+#include "record/ring.h"
+#include "record/sysutil.h"
 
 /* Every user register the unwinder may need, for --call-graph dwarf. */
 #if defined(__x86_64__)

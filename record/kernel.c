@@ -10,27 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/rec_internal.h"
+#include "common/kallsyms.h"
 #include "common/util.h"
+#include "record/kernel.h"
 
 #define KALLSYMS_MAX (256u << 20)
-
-long rec_proc_sys_long(const char *name, long def)
-{
-	char path[256], *text, *end;
-	long v;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	text = amb_read_file(path, 64, NULL);
-	if (!text)
-		return def;
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text)
-		v = def;
-	free(text);
-	return v;
-}
 
 /*
  * Kernels built with function padding (CONFIG_FUNCTION_PADDING_CFI, 6.2+)
@@ -45,12 +29,11 @@ size_t rec_kallsyms_drop_padding(char *text, size_t len)
 	while (in < len) {
 		char *nl = memchr(text + in, '\n', len - in);
 		size_t n = nl ? (size_t)(nl - (text + in)) + 1 : len - in;
-		const char *name = memchr(text + in, ' ', n);
+		struct amb_kallsym sym;
 
-		/* "ADDR TYPE NAME[\t[MODULE]]": the name follows the second space. */
-		if (name)
-			name = memchr(name + 1, ' ', n - (size_t)(name + 1 - (text + in)));
-		if (!name || strncmp(name + 1, "__pfx_", 6) != 0) {
+		/* Lines that do not parse stay: this is no place to judge them. */
+		if (amb_kallsyms_parse_line(text + in, text + in + n - (nl != NULL), &sym) ||
+		    sym.name_len < 6 || memcmp(sym.name, "__pfx_", 6)) {
 			memmove(text + out, text + in, n);
 			out += n;
 		}
@@ -63,57 +46,16 @@ size_t rec_kallsyms_drop_padding(char *text, size_t len)
 char *rec_kallsyms_read(size_t *len)
 {
 	char *text = amb_read_file("/proc/kallsyms", KALLSYMS_MAX, len);
-	bool any = false;
 
 	if (!text)
 		return NULL;
-	/* With kptr_restrict (or without CAP_SYSLOG) every address reads as
-	 * zero: the names alone cannot symbolize anything. */
-	for (const char *p = text; *p && !any; ) {
-		const char *nl = strchr(p, '\n');
-
-		while (*p == '0')
-			p++;
-		if (*p != ' ' && *p != '\n' && *p)
-			any = true;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	if (!any) {
+	if (!amb_kallsyms_has_addresses(text, *len)) {
 		free(text);
 		errno = EPERM;
 		return NULL;
 	}
 	*len = rec_kallsyms_drop_padding(text, *len);
 	return text;
-}
-
-int rec_kallsyms_find(const char *text, size_t len, const char *sym, uint64_t *addr)
-{
-	size_t symlen = strlen(sym);
-	const char *p = text, *end = text + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *name;
-
-		/* "ffffffff81000000 T _stext" (optionally "\t[module]") */
-		name = memchr(p, ' ', (size_t)(le - p));
-		if (name && le - name > 3) {
-			name += 3;
-			if ((size_t)(le - name) >= symlen && !memcmp(name, sym, symlen) &&
-			    (name + symlen == le || name[symlen] == '\t')) {
-				*addr = strtoull(p, NULL, 16);
-				return 0;
-			}
-		}
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return -ENOENT;
 }
 
 /* The next space-separated field of [*@s, @le): its start, *@s moved past
@@ -168,16 +110,9 @@ int rec_modules_parse(const char *text, size_t len, struct rec_module **out)
 		addr = strtoull(num, &e, 16);
 		if (errno || *e || !addr)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct rec_module *nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		if (amb_ensure_cap((void **)&v, &cap, sizeof(*v), n + 1)) {
+			free(v);
+			return -ENOMEM;
 		}
 		memcpy(v[n].name, f[0], flen[0]);
 		v[n].name[flen[0]] = '\0';

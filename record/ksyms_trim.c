@@ -32,7 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
+#include "common/kallsyms.h"
+#include "common/util.h"
+#include "record/ksyms_trim.h"
 
 /* PERF_CONTEXT_* markers in a callchain are the top 4095 u64 values. */
 #define CONTEXT_MARKER_MIN ((uint64_t)-4095)
@@ -46,41 +50,9 @@ struct ksym_line {
 struct rec_ksyms {
 	const char *text;          /* not owned */
 	struct ksym_line *v;       /* text symbols, by address, then text order */
-	size_t nr;
-	uint64_t lines;            /* every line of the text */
+	size_t nr, cap;
+	bool any_addr;             /* some line has a nonzero address */
 };
-
-static bool is_text_type(char t)
-{
-	return t == 't' || t == 'T' || t == 'w' || t == 'W';
-}
-
-/* "ADDR TYPE NAME[\t[MODULE]]": the address of a text symbol's line, or
- * false for any other line. */
-static bool parse_line(const char *p, size_t n, uint64_t *addr)
-{
-	uint64_t a = 0;
-	size_t i = 0;
-
-	for (; i < n && i < 16; i++) {
-		char c = p[i];
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			break;
-		a = a << 4 | d;
-	}
-	if (!i || i + 3 > n || p[i] != ' ' || !is_text_type(p[i + 1]) || p[i + 2] != ' ')
-		return false;
-	*addr = a;
-	return true;
-}
 
 static int by_addr(const void *a, const void *b)
 {
@@ -98,36 +70,36 @@ static int by_offset(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* A line of the text: kept when it is a text symbol.  The grammar is the
+ * analyzer's (common/kallsyms.h), so a line is kept exactly when the
+ * analysis would read it as a symbol. */
+static int add_line(void *ctx, const struct amb_kallsym *sym)
+{
+	struct rec_ksyms *k = ctx;
+
+	k->any_addr |= sym->addr != 0;
+	if (!amb_kallsyms_is_text(sym->type))
+		return 0;
+	if (amb_ensure_cap((void **)&k->v, &k->cap, sizeof(*k->v), k->nr + 1))
+		return -ENOMEM;
+	k->v[k->nr++] = (struct ksym_line){ sym->addr, sym->off, sym->len, false };
+	return 0;
+}
+
 struct rec_ksyms *rec_ksyms_parse(const char *text, size_t len)
 {
 	struct rec_ksyms *k = calloc(1, sizeof(*k));
-	size_t cap = 0;
 
 	if (!k)
 		return NULL;
 	k->text = text;
-	for (size_t pos = 0; pos < len; ) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (text + pos)) + 1 : len - pos;
-		uint64_t addr;
-
-		k->lines++;
-		if (parse_line(text + pos, n, &addr)) {
-			if (k->nr == cap) {
-				size_t ncap = cap ? cap * 2 : 4096;
-				struct ksym_line *nv = realloc(k->v, ncap * sizeof(*nv));
-
-				if (!nv) {
-					rec_ksyms_free(k);
-					return NULL;
-				}
-				k->v = nv;
-				cap = ncap;
-			}
-			k->v[k->nr++] = (struct ksym_line){ addr, pos, n, false };
-		}
-		pos += n;
+	if (amb_kallsyms_for_each(text, len, add_line, k, NULL)) {
+		rec_ksyms_free(k);
+		return NULL;
 	}
+	/* Addresses all hidden: the analysis keeps no symbol, nor do we. */
+	if (!k->any_addr)
+		k->nr = 0;
 	if (k->nr)
 		qsort(k->v, k->nr, sizeof(*k->v), by_addr);
 	return k;
@@ -192,14 +164,15 @@ static uint64_t get_u64(const uint8_t *p)
 	return v;
 }
 
-void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
+void rec_ksyms_mark_records(struct rec_ksyms *k, const struct amb_perf_layout *l,
 			    const uint8_t *data, size_t len)
 {
 	size_t pos = 0;
 
 	while (len - pos >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
-		struct rec_sample_parts sp;
+		struct amb_perf_sample s;
+		enum amb_perf_field f;
 		const uint8_t *p = data + pos;
 
 		memcpy(&h, p, sizeof(h));
@@ -208,17 +181,18 @@ void rec_ksyms_mark_records(struct rec_ksyms *k, const struct rec_layout *l,
 		pos += h.size;
 		if (h.type != PERF_RECORD_SAMPLE)
 			continue;
-		/* A sample cut short still names what was found before the cut. */
-		rec_sample_walk(l, p, h.size, &sp);
-		if (sp.ip)
-			mark_both(k, get_u64(p + sp.ip));
-		if (sp.addr)
-			mark_both(k, get_u64(p + sp.addr));
-		for (uint64_t i = 0; i < sp.nr_callchain; i++)
-			mark_both(k, get_u64(p + sp.callchain + i * 8));
-		for (uint64_t i = 0; i < sp.nr_branches; i++) {
-			mark_both(k, get_u64(p + sp.branches + i * 24));
-			mark_both(k, get_u64(p + sp.branches + i * 24 + 8));
+		/* A sample cut short still names what was found before the cut
+		 * (the parts not reached have no offset and count 0). */
+		f = amb_perf_sample_walk(l, p, h.size, false, &s);
+		if ((l->sample_type & PERF_SAMPLE_IP) && amb_perf_walked(f, AMB_PERF_F_IP))
+			mark_both(k, s.ip);
+		if ((l->sample_type & PERF_SAMPLE_ADDR) && amb_perf_walked(f, AMB_PERF_F_ADDR))
+			mark_both(k, s.addr);
+		for (uint64_t i = 0; i < s.nr_callchain; i++)
+			mark_both(k, get_u64(p + s.callchain + i * 8));
+		for (uint64_t i = 0; i < s.nr_branches; i++) {
+			mark_both(k, get_u64(p + s.branches + i * 24));
+			mark_both(k, get_u64(p + s.branches + i * 24 + 8));
 		}
 	}
 }
@@ -317,7 +291,7 @@ static int tracefs_names_functions(struct amb_reader *r, bool *names)
 }
 
 /* Load the KSYMS blocks and mark every address the RING blocks name. */
-static int find_used(struct trim *t, const struct rec_layout *l, struct rec_ksyms **out)
+static int find_used(struct trim *t, const struct amb_perf_layout *l, struct rec_ksyms **out)
 {
 	const struct amb_block_filter ksyms = { AMB_BLOCK_KSYMS, -1, 0, 0 };
 	const struct amb_block_filter ring = { AMB_BLOCK_RING, -1, 0, 0 };
@@ -435,7 +409,7 @@ static int rewrite(struct trim *t, const char *tmp, int zstd_level)
 	return 0;
 }
 
-int rec_ksyms_trim(const char *path, const struct rec_layout *l, enum rec_ksyms_mode mode,
+int rec_ksyms_trim(const char *path, const struct amb_perf_layout *l, enum rec_ksyms_mode mode,
 		   int zstd_level, const volatile sig_atomic_t *stop,
 		   struct rec_ksyms_trim_stats *st, char *errbuf, size_t errlen)
 {

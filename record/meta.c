@@ -12,29 +12,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "common/util.h"
+#include "record/meta.h"
+#include "record/sysutil.h"
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t rec_now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
-
-void rec_clock_ref(uint64_t *perf_ns, uint64_t *realtime_ns)
+/* One instant on both clocks (FORMAT.md §5.1 clock.ref.*). */
+static void clock_ref(uint64_t *perf_ns, uint64_t *realtime_ns)
 {
 	/* Bracket the realtime read by two monotonic reads and take their
 	 * middle: the pair is then off by at most half the (tiny) gap. */
-	uint64_t m0 = clock_ns(CLOCK_MONOTONIC);
-	uint64_t r = clock_ns(CLOCK_REALTIME);
-	uint64_t m1 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t m0 = rec_clock_ns(CLOCK_MONOTONIC);
+	uint64_t r = rec_clock_ns(CLOCK_REALTIME);
+	uint64_t m1 = rec_clock_ns(CLOCK_MONOTONIC);
 
 	*perf_ns = m0 + (m1 - m0) / 2;
 	*realtime_ns = r;
@@ -137,7 +128,7 @@ int rec_meta_start(struct amb_buf *b, int argc, char **argv, const char *target,
 		err = amb_kv_put_str(b, "cpus.recorded", cpus_recorded);
 	if (!err)
 		err = amb_kv_put_str(b, "clock", "monotonic");
-	rec_clock_ref(&perf_ns, &real_ns);
+	clock_ref(&perf_ns, &real_ns);
 	if (!err)
 		err = put_u64(b, "clock.ref.perf_ns", perf_ns);
 	if (!err)

@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
+#include "common/util.h"
+#include "record/embed_files.h"
+#include "record/ksyms_trim.h"
+#include "record/options.h"
 
 enum {
 	OPT_CALL_GRAPH = 256,
@@ -67,8 +72,8 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
-/* "123,456" -> array of pids. */
-static int parse_pids(const char *s, pid_t **v, size_t *n)
+/* "123,456" appended to the array *@v of *@n pids with room for *@cap. */
+static int parse_pids(const char *s, pid_t **v, size_t *n, size_t *cap)
 {
 	char *dup = strdup(s), *save = NULL;
 	int err = 0;
@@ -77,18 +82,15 @@ static int parse_pids(const char *s, pid_t **v, size_t *n)
 		return -ENOMEM;
 	for (char *tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t pid;
-		pid_t *nv;
 
 		err = parse_u64(tok, 1, INT_MAX, &pid);
 		if (err)
 			break;
-		nv = realloc(*v, (*n + 1) * sizeof(**v));
-		if (!nv) {
+		if (amb_ensure_cap((void **)v, cap, sizeof(**v), *n + 1)) {
 			err = -ENOMEM;
 			break;
 		}
-		nv[(*n)++] = (pid_t)pid;
-		*v = nv;
+		(*v)[(*n)++] = (pid_t)pid;
 	}
 	if (!err && !*n)
 		err = -EINVAL;
@@ -204,14 +206,12 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 
 		switch (c) {
 		case 'e': {
-			char **nv = realloc(o->event_specs, (o->nr_event_specs + 1) * sizeof(*nv));
-
-			if (!nv) {
+			if (amb_ensure_cap((void **)&o->event_specs, &o->cap_event_specs,
+					   sizeof(*o->event_specs), o->nr_event_specs + 1)) {
 				snprintf(err, errlen, "-e '%s': out of memory", optarg);
 				return -ENOMEM;
 			}
-			nv[o->nr_event_specs++] = optarg;
-			o->event_specs = nv;
+			o->event_specs[o->nr_event_specs++] = optarg;
 			break;
 		}
 		case 'o':
@@ -293,11 +293,11 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 			break;
 		}
 		case 'p':
-			if (parse_pids(optarg, &o->pids, &o->nr_pids))
+			if (parse_pids(optarg, &o->pids, &o->nr_pids, &o->cap_pids))
 				return fail(err, errlen, "invalid process list '%s'", optarg);
 			break;
 		case 't':
-			if (parse_pids(optarg, &o->tids, &o->nr_tids))
+			if (parse_pids(optarg, &o->tids, &o->nr_tids, &o->cap_tids))
 				return fail(err, errlen, "invalid thread list '%s'", optarg);
 			break;
 		case 'a':

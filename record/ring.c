@@ -14,7 +14,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include "record/ring.h"
+#include "record/stage.h"
 
 int rec_ring_mmap(struct rec_ring *r, int fd, int cpu, unsigned pages)
 {

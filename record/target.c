@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
 #include "common/util.h"
+#include "record/target.h"
 
 #define MAX_CPUS 4096
 
@@ -46,17 +46,10 @@ int rec_proc_threads(pid_t pid, pid_t **out)
 
 		if (*end || tid <= 0)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			pid_t *nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		if (amb_ensure_cap((void **)&v, &cap, sizeof(*v), n + 1)) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[n++] = (pid_t)tid;
 	}
@@ -70,14 +63,12 @@ int rec_proc_threads(pid_t pid, pid_t **out)
 	return (int)n;
 }
 
-static int push_pid(pid_t **v, size_t *n, pid_t p)
+/* Append @p to the array *@v of *@n pids with room for *@cap. */
+static int push_pid(pid_t **v, size_t *n, size_t *cap, pid_t p)
 {
-	pid_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!nv)
+	if (amb_ensure_cap((void **)v, cap, sizeof(**v), *n + 1))
 		return -ENOMEM;
-	nv[(*n)++] = p;
-	*v = nv;
+	(*v)[(*n)++] = p;
 	return 0;
 }
 
@@ -192,12 +183,7 @@ static int fork_cmd(struct rec_target *t, char **argv, char *err, size_t errlen)
 	t->child = pid;
 	t->go_fd = go[1];
 	t->err_fd = ex[0];
-	t->threads = malloc(sizeof(*t->threads));
-	if (!t->threads)
-		return -ENOMEM;
-	t->threads[0] = pid;
-	t->nr_threads = 1;
-	return 0;
+	return push_pid(&t->threads, &t->nr_threads, &t->cap_threads, pid);
 }
 
 int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, size_t errlen)
@@ -230,9 +216,9 @@ int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, s
 					 n == -ESRCH ? "no such process" : strerror(-n));
 				return n;
 			}
-			ret = push_pid(&t->procs, &t->nr_procs, o->pids[i]);
+			ret = push_pid(&t->procs, &t->nr_procs, &t->cap_procs, o->pids[i]);
 			for (int k = 0; k < n && !ret; k++)
-				ret = push_pid(&t->threads, &t->nr_threads, tids[k]);
+				ret = push_pid(&t->threads, &t->nr_threads, &t->cap_threads, tids[k]);
 			free(tids);
 			if (ret)
 				return ret;
@@ -247,11 +233,11 @@ int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, s
 				snprintf(err, errlen, "thread %d: no such thread", (int)o->tids[i]);
 				return -ESRCH;
 			}
-			ret = push_pid(&t->threads, &t->nr_threads, o->tids[i]);
+			ret = push_pid(&t->threads, &t->nr_threads, &t->cap_threads, o->tids[i]);
 			for (size_t k = 0; k < t->nr_procs; k++)
 				known |= t->procs[k] == tgid;
 			if (!ret && !known)
-				ret = push_pid(&t->procs, &t->nr_procs, tgid);
+				ret = push_pid(&t->procs, &t->nr_procs, &t->cap_procs, tgid);
 			if (ret)
 				return ret;
 		}

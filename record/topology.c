@@ -15,8 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
 #include "common/util.h"
+#include "record/topology.h"
 
 #define SYS_CPU  "/sys/devices/system/cpu"
 #define SYS_NODE "/sys/devices/system/node"

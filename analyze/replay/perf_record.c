@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * analyze/perf_record.c - decode raw perf records into struct ana_record.
+ * analyze/replay/perf_record.c - decode raw perf records into struct
+ * ana_record.
  *
  * Records come from an untrusted file (FORMAT.md §5.6): every field is read
  * through a cursor bounded by header.size, every count is checked against
@@ -8,7 +9,10 @@
  * per record.  Each record is first copied into the parser's aligned
  * scratch buffer (header.size is a u16, so 64 KiB always suffices); records
  * of the other byte order are then swapped there field by field, so arrays
- * handed out (callchain, registers, branches) are in host order.
+ * handed out (callchain, registers, branches) are in host order.  Samples
+ * and sample_id_all trailers are walked by common/perf_sample.c, the
+ * walker the recorder uses too; the bodies of the other record types are
+ * decoded here.
  *
  * Like perf, tracepoint RAW data, user stack bytes and AUX data are never
  * swapped as u64 arrays: they are byte strings whose meaning the consumer
@@ -25,6 +29,7 @@
 #include "analyze/replay/perf_record.h"
 #include "analyze/replay/replay.h"
 #include <amber/common.h>
+#include "common/perf_sample.h"
 
 #define REC_MAX 65536u  /* header.size is a u16 */
 
@@ -33,9 +38,19 @@ struct ana_parser {
 	const struct ana_event *(*lookup)(void *ctx, uint64_t id);
 	void *ctx;
 	const struct ana_event *first;
+	struct amb_perf_layout base;          /* of @first, which locates the sample id */
+	const struct ana_event *layout_evt;   /* the event @layout is of, or NULL */
+	struct amb_perf_layout layout;
 	char errmsg[160];
 	uint64_t scratch[REC_MAX / 8];  /* one record, host order after decoding */
 };
+
+static const struct perf_event_attr zero_attr;
+
+static const struct perf_event_attr *base_attr(const struct ana_parser *p)
+{
+	return p->first ? &p->first->attr : &zero_attr;
+}
 
 struct ana_parser *ana_parser_new(bool swap,
 				  const struct ana_event *(*lookup)(void *ctx, uint64_t id),
@@ -49,6 +64,7 @@ struct ana_parser *ana_parser_new(bool swap,
 	p->lookup = lookup;
 	p->ctx = ctx;
 	p->first = first_event;
+	amb_perf_layout_init(&p->base, base_attr(p));
 	return p;
 }
 
@@ -60,6 +76,19 @@ void ana_parser_free(struct ana_parser *p)
 const char *ana_parser_errmsg(const struct ana_parser *p)
 {
 	return p->errmsg;
+}
+
+/* The layout of @evt's records (the first event's when NULL).  Recordings
+ * have few events, mostly one: the last one's layout is kept. */
+static const struct amb_perf_layout *layout_of(struct ana_parser *p, const struct ana_event *evt)
+{
+	if (!evt)
+		return &p->base;
+	if (evt != p->layout_evt) {
+		amb_perf_layout_init(&p->layout, &evt->attr);
+		p->layout_evt = evt;
+	}
+	return &p->layout;
 }
 
 static int fail(struct ana_parser *p, int err, const char *fmt, ...) AMB_PRINTF(3, 4);
@@ -170,62 +199,33 @@ static bool rd_str(struct rd *r, const char **out)
 	return true;
 }
 
-static unsigned popcount64(uint64_t x)
-{
-	return (unsigned)__builtin_popcountll(x);
-}
-
-/* Bytes of the sample_id_all trailer a non-sample record carries. */
-static size_t sample_id_size(uint64_t sample_type)
-{
-	const uint64_t bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-			      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
-
-	return 8u * popcount64(sample_type & bits);
-}
-
-static const struct perf_event_attr zero_attr;
-
-static const struct perf_event_attr *base_attr(const struct ana_parser *p)
-{
-	return p->first ? &p->first->attr : &zero_attr;
-}
-
 /*
  * Find the record's event from its sample id (FORMAT.md §5.6): the first u64
  * of a sample, the last of a sample_id_all trailer, or with PERF_SAMPLE_ID
- * alone its position in the fields before it.  Without any id the recording
- * has one event, the first.  @body/@len is the record after its header.
+ * alone its position in the fields before it, all as the first event's
+ * layout says.  Without any id the recording has one event, the first.
+ * @rec/@size is the whole record.
  */
 static const struct ana_event *find_event(const struct ana_parser *p, uint32_t type,
-					  const uint8_t *body, size_t len, uint64_t *id)
+					  const uint8_t *rec, size_t size, uint64_t *id)
 {
-	const struct perf_event_attr *a = base_attr(p);
-	uint64_t st = a->sample_type;
+	const struct amb_perf_layout *l = &p->base;
 	size_t off;
 
 	*id = 0;
-	if (!(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID)))
+	if (l->id_off < 0)
 		return p->first;
 	if (type == PERF_RECORD_SAMPLE) {
-		if (st & PERF_SAMPLE_IDENTIFIER)
-			off = 0;
-		else
-			off = 8u * popcount64(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-						   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR));
+		off = (size_t)l->id_off;
 	} else {
-		size_t tsz = sample_id_size(st);
-
-		if (!a->sample_id_all || len < tsz)
+		if (!base_attr(p)->sample_id_all ||
+		    size - sizeof(struct perf_event_header) < l->trailer_size)
 			return p->first;
-		if (st & PERF_SAMPLE_IDENTIFIER)
-			off = len - 8;
-		else
-			off = len - tsz + 8u * popcount64(st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME));
+		off = size - l->trailer_size + (size_t)l->trailer_id_off;
 	}
-	if (len < 8 || off > len - 8)
+	if (off + 8 > size)
 		return NULL;
-	memcpy(id, body + off, 8);
+	memcpy(id, rec + off, 8);
 	if (p->swap)
 		*id = bswap_64(*id);
 	return p->lookup ? p->lookup(p->ctx, *id) : NULL;
@@ -234,176 +234,109 @@ static const struct ana_event *find_event(const struct ana_parser *p, uint32_t t
 /* PERF_SAMPLE_READ or a READ record body, laid out as @fmt says. */
 static bool rd_read_values(struct rd *r, uint64_t fmt, const uint64_t **vals, uint64_t *n)
 {
-	uint64_t per = 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
-	uint64_t times = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-			 !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
-	uint64_t nr = 1, words;
+	*n = amb_perf_read_words(fmt, r->b + r->pos, r->end - r->pos, r->swap);
+	return *n && rd_u64s(r, *n, vals);
+}
 
-	if (fmt & PERF_FORMAT_GROUP) {
-		uint64_t left;
-
-		if (r->end - r->pos < 8)
-			return false;
-		memcpy(&nr, r->b + r->pos, 8);
-		if (r->swap)
-			nr = bswap_64(nr);
-		left = (r->end - r->pos) / 8;
-		if (nr > left / per)
-			return false;
-		words = 1 + times + nr * per;
-	} else {
-		words = times + per;
+/* Why the sample walk stopped at @f, in words that name the count. */
+static int sample_fail(struct ana_parser *p, enum amb_perf_field f,
+		       const struct amb_perf_sample *ps, unsigned size)
+{
+	switch (f) {
+	case AMB_PERF_F_CALLCHAIN:
+		return fail(p, -AMB_E_CORRUPT, "callchain nr %llu exceeds the record (size %u)",
+			    (unsigned long long)ps->claimed, size);
+	case AMB_PERF_F_RAW:
+		return fail(p, -AMB_E_CORRUPT, "raw size %u does not fit the record (size %u)",
+			    (unsigned)ps->claimed, size);
+	case AMB_PERF_F_BRANCHES:
+		return fail(p, -AMB_E_CORRUPT, "branch nr %llu exceeds the record (size %u)",
+			    (unsigned long long)ps->claimed, size);
+	case AMB_PERF_F_STACK:
+		return fail(p, -AMB_E_CORRUPT, "user stack size %llu does not fit the record (size %u)",
+			    (unsigned long long)ps->claimed, size);
+	case AMB_PERF_F_STACK_DYN:
+		return fail(p, -AMB_E_CORRUPT, "user stack dyn_size %llu > size %llu",
+			    (unsigned long long)ps->stack_dyn_size,
+			    (unsigned long long)ps->stack_size);
+	case AMB_PERF_F_AUX:
+		return fail(p, -AMB_E_CORRUPT, "aux size %llu exceeds the record (size %u)",
+			    (unsigned long long)ps->claimed, size);
+	default:
+		return fail(p, -AMB_E_CORRUPT, "sample %s does not fit the record (size %u)",
+			    amb_perf_field_name(f), size);
 	}
-	*n = words;
-	return rd_u64s(r, words, vals);
 }
 
-/* u64 abi, then one u64 per bit of @mask unless abi is NONE. */
-static bool rd_regs(struct rd *r, uint64_t mask, uint64_t *abi, const uint64_t **regs)
+/* PERF_RECORD_SAMPLE: walked (and turned to host order) by perf_sample.c. */
+static int parse_sample(struct ana_parser *p, const struct amb_perf_layout *l,
+			const struct perf_event_attr *a, struct ana_record *rec)
 {
-	if (!rd_u64(r, abi))
-		return false;
-	if (*abi == PERF_SAMPLE_REGS_ABI_NONE)
-		return true;
-	return rd_u64s(r, popcount64(mask), regs);
-}
-
-/* The sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. */
-static void parse_sample_id(struct rd *r, uint64_t st, struct ana_record *rec)
-{
-	uint64_t v;
-	uint32_t a, b;
-
-	if ((st & PERF_SAMPLE_TID) && rd_u32(r, &a) && rd_u32(r, &b)) {
-		rec->pid = a;
-		rec->tid = b;
-	}
-	if ((st & PERF_SAMPLE_TIME) && rd_u64(r, &v))
-		rec->time = v;
-	if ((st & PERF_SAMPLE_ID) && rd_u64(r, &v))
-		rec->id = v;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		rd_u64(r, &v);
-	if ((st & PERF_SAMPLE_CPU) && rd_u32(r, &a) && rd_u32(r, &b))
-		rec->cpu = a;
-	if ((st & PERF_SAMPLE_IDENTIFIER) && rd_u64(r, &v))
-		rec->id = v;
-}
-
-#define NEED(ok, what) do { if (!(ok)) { field = (what); goto short_field; } } while (0)
-
-/* PERF_RECORD_SAMPLE, fields in the order of include/uapi/linux/perf_event.h. */
-static int parse_sample(struct ana_parser *p, struct rd *r, const struct perf_event_attr *a,
-			struct ana_record *rec)
-{
+	const uint8_t *b = (const uint8_t *)p->scratch;
 	struct ana_sample *s = &rec->u.sample;
-	uint64_t st = a->sample_type;
-	const char *field = NULL;
-	uint32_t hi;
+	const uint64_t st = l->sample_type;
+	struct amb_perf_sample ps;
+	enum amb_perf_field f;
 
-	s->evt = rec->evt;
-	s->pid = s->tid = s->cpu = UINT32_MAX;
-	s->cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		NEED(rd_u64(r, &s->id), "identifier");
-	if (st & PERF_SAMPLE_IP)
-		NEED(rd_u64(r, &s->ip), "ip");
-	if (st & PERF_SAMPLE_TID) {
-		NEED(rd_u32(r, &s->pid) && rd_u32(r, &s->tid), "tid");
+	f = amb_perf_sample_to_host(l, p->scratch, rec->size, p->swap, &ps);
+	if (f) {
+		memset(s, 0, sizeof(*s));
+		return sample_fail(p, f, &ps, rec->size);
 	}
-	if (st & PERF_SAMPLE_TIME)
-		NEED(rd_u64(r, &s->time), "time");
-	if (st & PERF_SAMPLE_ADDR)
-		NEED(rd_u64(r, &s->addr), "addr");
-	if (st & PERF_SAMPLE_ID)
-		NEED(rd_u64(r, &s->id), "id");
-	if (st & PERF_SAMPLE_STREAM_ID)
-		NEED(rd_u64(r, &s->stream_id), "stream_id");
-	if (st & PERF_SAMPLE_CPU)
-		NEED(rd_u32(r, &s->cpu) && rd_u32(r, &hi), "cpu");
-	if (st & PERF_SAMPLE_PERIOD)
-		NEED(rd_u64(r, &s->period), "period");
-	if (st & PERF_SAMPLE_READ)
-		NEED(rd_read_values(r, a->read_format, &s->read, &s->nr_read), "read values");
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		NEED(rd_u64(r, &s->nr_callchain), "callchain nr");
-		if (!rd_u64s(r, s->nr_callchain, &s->callchain))
-			return fail(p, -AMB_E_CORRUPT, "callchain nr %llu exceeds the record (size %u)",
-				    (unsigned long long)s->nr_callchain, rec->size);
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		NEED(rd_u32(r, &s->raw_size), "raw size");
-		/* The kernel pads raw data so that the u32 size and it fill u64s. */
-		if (!rd_bytes(r, s->raw_size, &s->raw) || r->pos % 8)
-			return fail(p, -AMB_E_CORRUPT, "raw size %u does not fit the record (size %u)",
-				    s->raw_size, rec->size);
-	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		const uint64_t *br;
-
-		NEED(rd_u64(r, &s->nr_branches), "branch nr");
-		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-			NEED(rd_u64(r, &s->branch_hw_idx), "branch hw_idx");
-		if (s->nr_branches > (r->end - r->pos) / sizeof(struct ana_branch) ||
-		    !rd_u64s(r, s->nr_branches * 3, &br))
-			return fail(p, -AMB_E_CORRUPT, "branch nr %llu exceeds the record (size %u)",
-				    (unsigned long long)s->nr_branches, rec->size);
-		s->branches = (const struct ana_branch *)(const void *)br;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		s->user_regs_mask = a->sample_regs_user;
-		NEED(rd_regs(r, a->sample_regs_user, &s->user_abi, &s->user_regs), "user regs");
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		NEED(rd_u64(r, &s->user_stack_size), "user stack size");
-		if (s->user_stack_size) {
-			if (!rd_bytes(r, s->user_stack_size, &s->user_stack) || r->pos % 8)
-				return fail(p, -AMB_E_CORRUPT,
-					    "user stack size %llu does not fit the record (size %u)",
-					    (unsigned long long)s->user_stack_size, rec->size);
-			NEED(rd_u64(r, &s->user_stack_dyn_size), "user stack dyn_size");
-			if (s->user_stack_dyn_size > s->user_stack_size)
-				return fail(p, -AMB_E_CORRUPT,
-					    "user stack dyn_size %llu > size %llu",
-					    (unsigned long long)s->user_stack_dyn_size,
-					    (unsigned long long)s->user_stack_size);
-		}
-	}
-	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		NEED(rd_u64(r, &s->weight), "weight");
-	if (st & PERF_SAMPLE_DATA_SRC)
-		NEED(rd_u64(r, &s->data_src), "data_src");
-	if (st & PERF_SAMPLE_TRANSACTION)
-		NEED(rd_u64(r, &s->transaction), "transaction");
-	if (st & PERF_SAMPLE_REGS_INTR) {
-		s->intr_regs_mask = a->sample_regs_intr;
-		NEED(rd_regs(r, a->sample_regs_intr, &s->intr_abi, &s->intr_regs), "intr regs");
-	}
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		NEED(rd_u64(r, &s->phys_addr), "phys_addr");
-	if (st & PERF_SAMPLE_CGROUP)
-		NEED(rd_u64(r, &s->cgroup), "cgroup");
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		NEED(rd_u64(r, &s->data_page_size), "data_page_size");
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		NEED(rd_u64(r, &s->code_page_size), "code_page_size");
-	if (st & PERF_SAMPLE_AUX) {
-		NEED(rd_u64(r, &s->aux_size), "aux size");
-		if (!rd_bytes(r, s->aux_size, &s->aux))
-			return fail(p, -AMB_E_CORRUPT, "aux size %llu exceeds the record (size %u)",
-				    (unsigned long long)s->aux_size, rec->size);
-	}
+	/* The walk keeps u64 arrays 8-byte aligned from the record's start,
+	 * which the scratch buffer is.  One assignment of the whole struct:
+	 * what it does not name is zero, and nothing is written twice. */
+#define AT(off, type) ((off) ? (const type *)(const void *)(b + (off)) : NULL)
+	*s = (struct ana_sample){
+		.evt = rec->evt,
+		.id = ps.id,
+		.ip = ps.ip,
+		.pid = st & PERF_SAMPLE_TID ? ps.pid : UINT32_MAX,
+		.tid = st & PERF_SAMPLE_TID ? ps.tid : UINT32_MAX,
+		.time = ps.time,
+		.addr = ps.addr,
+		.cpu = st & PERF_SAMPLE_CPU ? ps.cpu : UINT32_MAX,
+		.period = ps.period,
+		.nr_callchain = ps.nr_callchain,
+		.callchain = AT(ps.callchain, uint64_t),
+		.raw_size = ps.raw_size,
+		.raw = AT(ps.raw, uint8_t),
+		.user_abi = ps.user_abi,
+		.user_regs_mask = st & PERF_SAMPLE_REGS_USER ? a->sample_regs_user : 0,
+		.user_regs = AT(ps.user_regs, uint64_t),
+		.user_stack_size = ps.stack_size,
+		.user_stack = AT(ps.stack, uint8_t),
+		.user_stack_dyn_size = ps.stack_dyn_size,
+		.weight = ps.weight,
+		.data_src = ps.data_src,
+		.nr_branches = ps.nr_branches,
+		.branches = AT(ps.branches, struct ana_branch),
+		.branch_hw_idx = ps.branch_hw_idx,
+		.cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+		.stream_id = ps.stream_id,
+		.transaction = ps.transaction,
+		.phys_addr = ps.phys_addr,
+		.cgroup = ps.cgroup,
+		.data_page_size = ps.data_page_size,
+		.code_page_size = ps.code_page_size,
+		.nr_read = ps.nr_read,
+		.read = AT(ps.read, uint64_t),
+		.intr_abi = ps.intr_abi,
+		.intr_regs_mask = st & PERF_SAMPLE_REGS_INTR ? a->sample_regs_intr : 0,
+		.intr_regs = AT(ps.intr_regs, uint64_t),
+		.aux_size = ps.aux_size,
+		.aux = AT(ps.aux, uint8_t),
+	};
+#undef AT
 	rec->pid = s->pid;
 	rec->tid = s->tid;
 	rec->time = s->time;
 	rec->cpu = s->cpu;
 	rec->id = s->id;
 	return 0;
-
-short_field:
-	return fail(p, -AMB_E_CORRUPT, "sample %s does not fit the record (size %u)", field,
-		    rec->size);
 }
+
+#define NEED(ok, what) do { if (!(ok)) { field = (what); goto short_field; } } while (0)
 
 /* The body of a non-sample record; r->end is the start of its trailer. */
 static int parse_other(struct ana_parser *p, struct rd *r, const struct perf_event_attr *a,
@@ -522,9 +455,13 @@ short_field:
 		    ana_record_type_name(rec->type), field, rec->size);
 }
 
+/* Where the union of struct ana_record ends. */
+#define U_END (offsetof(struct ana_record, u) + sizeof(((struct ana_record *)0)->u))
+
 int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 		     struct ana_record *rec)
 {
+	const struct amb_perf_layout *l;
 	const struct perf_event_attr *a;
 	const struct ana_event *evt;
 	struct perf_event_header h;
@@ -532,23 +469,31 @@ int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 	uint64_t id;
 	int err;
 
-	memset(rec, 0, sizeof(*rec));
+	/* Everything but the union, which a sample fills whole (parse_sample)
+	 * and which is zeroed for any other outcome. */
+	memset(rec, 0, offsetof(struct ana_record, u));
+	memset((uint8_t *)rec + U_END, 0, sizeof(*rec) - U_END);
 	rec->pid = rec->tid = rec->cpu = UINT32_MAX;
 	rec->stream = AMB_STREAM_NONE;
 	p->errmsg[0] = '\0';
-	if (len < sizeof(h))
+	if (len < sizeof(h)) {
+		memset(&rec->u, 0, sizeof(rec->u));
 		return fail(p, -AMB_E_TRUNCATED, "%zu bytes left, less than a record header", len);
+	}
 	memcpy(&h, data, sizeof(h));
 	if (p->swap) {
 		h.type = bswap_32(h.type);
 		h.misc = bswap_16(h.misc);
 		h.size = bswap_16(h.size);
 	}
-	if (h.size < sizeof(h))
-		return fail(p, -AMB_E_CORRUPT, "record size %u is less than its header", h.size);
-	if (h.size > len)
+	if (h.size < sizeof(h) || h.size > len) {
+		memset(&rec->u, 0, sizeof(rec->u));
+		if (h.size < sizeof(h))
+			return fail(p, -AMB_E_CORRUPT, "record size %u is less than its header",
+				    h.size);
 		return fail(p, -AMB_E_TRUNCATED, "record of type %u and size %u, only %zu bytes left",
 			    h.type, h.size, len);
+	}
 
 	memcpy(p->scratch, data, h.size);
 	memcpy(p->scratch, &h, sizeof(h));
@@ -557,34 +502,42 @@ int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 	rec->size = h.size;
 	rec->bytes = (const uint8_t *)p->scratch;
 
-	evt = find_event(p, h.type, rec->bytes + sizeof(h), h.size - sizeof(h), &id);
+	evt = find_event(p, h.type, rec->bytes, h.size, &id);
 	rec->evt = evt;
 	a = evt ? &evt->attr : base_attr(p);
+	l = layout_of(p, evt);
 
+	if (h.type == PERF_RECORD_SAMPLE) {
+		err = parse_sample(p, l, a, rec);
+		return err ? err : h.size;
+	}
+
+	memset(&rec->u, 0, sizeof(rec->u));
 	r.b = (uint8_t *)p->scratch;
 	r.pos = sizeof(h);
 	r.end = h.size;
 	r.swap = p->swap;
-	if (h.type == PERF_RECORD_SAMPLE) {
-		err = parse_sample(p, &r, a, rec);
-		return err ? err : h.size;
-	}
-
 	/* Kernel records carry the sample_id_all trailer; types the kernel does
 	 * not know (perf user types start at 64) are passed on undecoded. */
 	if (a->sample_id_all && h.type < PERF_RECORD_MAX) {
-		size_t tsz = sample_id_size(a->sample_type);
-		struct rd t;
+		const uint64_t st = l->sample_type;
+		struct amb_perf_sample_id t;
 
-		if (h.size - sizeof(h) < tsz)
+		if (amb_perf_sample_id_to_host(l, p->scratch, h.size, p->swap, &t))
 			return fail(p, -AMB_E_CORRUPT, "%s record of size %u is shorter than its "
 				    "sample_id trailer (%zu bytes)", ana_record_type_name(h.type),
-				    h.size, tsz);
-		r.end = h.size - tsz;
-		t = r;
-		t.pos = r.end;
-		t.end = h.size;
-		parse_sample_id(&t, a->sample_type, rec);
+				    h.size, (size_t)l->trailer_size);
+		r.end = t.off;
+		if (st & PERF_SAMPLE_TID) {
+			rec->pid = t.pid;
+			rec->tid = t.tid;
+		}
+		if (st & PERF_SAMPLE_TIME)
+			rec->time = t.time;
+		if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
+			rec->id = t.id;
+		if (st & PERF_SAMPLE_CPU)
+			rec->cpu = t.cpu;
 	}
 	err = parse_other(p, &r, a, rec);
 	if (err)

@@ -2,7 +2,9 @@
 /*
  * analyze/replay/perf_record.h - the perf record parser (perf_record.c):
  * raw kernel records of one recording, in either byte order, to struct
- * ana_record.  Used by the session; declared apart for its tests and fuzzer.
+ * ana_record, samples and sample_id trailers walked by
+ * common/perf_sample.c.  Used by the session; declared apart for its
+ * tests and fuzzer.
  */
 #ifndef AMB_ANALYZE_PERF_RECORD_H
 #define AMB_ANALYZE_PERF_RECORD_H
@@ -21,8 +23,9 @@ struct ana_parser;
  * @first_event (may be NULL: no sample fields are decoded) supplies the
  * sample_type and sample_id_all that locate PERF_SAMPLE_IDENTIFIER, shared
  * by all events of a recording (FORMAT.md §5.6); the record's own event then
- * decodes the rest.  Returns NULL with errno = ENOMEM.  Free with
- * ana_parser_free() (NULL accepted).
+ * decodes the rest.  The events are borrowed and must not change while the
+ * parser lives (the layout of the last one met is kept).  Returns NULL
+ * with errno = ENOMEM.  Free with ana_parser_free() (NULL accepted).
  */
 struct ana_parser *ana_parser_new(bool swap,
 				  const struct ana_event *(*lookup)(void *ctx, uint64_t id),

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * analyze/ksyms.c - kernel symbols from the /proc/kallsyms text a recording
+ * analyze/resolve/ksyms.c - kernel symbols from the /proc/kallsyms text a recording
  * carries (KSYMS block, FORMAT.md §5): a sorted array and binary search.
  *
  * Every command that resolves kernel addresses parses the whole table
  * (some 60,000 text symbols, megabytes of text) before its first kernel
  * symbol, so parsing is kept cheap: one copy of the text, one pass over it
- * that scans each byte once and cuts the names out in place (no copy per
- * name), memory allocated once, and no sort at all when the text is in
- * address order already, as the kernel's own symbols are; otherwise a
- * stable radix sort.
+ * with the inline parser of common/kallsyms.h (the grammar the recorder's
+ * trim uses too) that scans each byte once and cuts the names out in place
+ * (no copy per name), memory allocated once, and no sort at all when the
+ * text is in address order already, as the kernel's own symbols are;
+ * otherwise a stable radix sort.
  */
 #include <assert.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 
 #include "analyze/resolve/ksyms.h"
 #include <amber/common.h>
+#include "common/kallsyms.h"
 #include "common/util.h"
 
 /* The last symbol has no successor to bound it; kernel functions are far
@@ -34,105 +36,23 @@ struct ana_ksyms {
 	size_t bad_lines;
 };
 
-static bool is_text_type(char t)
-{
-	return t == 't' || t == 'T' || t == 'w' || t == 'W';
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static char *skip_blanks(char *s, const char *end)
-{
-	while (s < end && is_blank(*s))
-		s++;
-	return s;
-}
-
 /*
- * The first blank in [s, end), or end.  Names average some 25 bytes, so
- * eight are looked at a time while a blank cannot be among them; the exact
- * place is found a byte at a time.
+ * A line common/kallsyms.h parsed, in the pool (the text's copy): a text
+ * symbol's name and module are cut out in place, a NUL written over the
+ * byte after each, which is a blank, the line's newline or the pool's
+ * final NUL.
  */
-static char *skip_field(char *s, const char *end)
+static void add_line(struct ana_ksyms *k, const struct amb_kallsym *sym)
 {
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	char *name = k->pool + (sym->name - k->pool);
+	char *mod = sym->module ? k->pool + (sym->module - k->pool) : NULL;
 
-	while (end - s >= 8) {
-		uint64_t w, sp, tab;
-
-		memcpy(&w, s, sizeof(w));
-		sp = w ^ (ones * ' ');
-		tab = w ^ (ones * '\t');
-		/* Nonzero if and only if some byte of sp or tab is zero. */
-		if ((((sp - ones) & ~sp) | ((tab - ones) & ~tab)) & highs)
-			break;
-		s += 8;
-	}
-	while (s < end && !is_blank(*s))
-		s++;
-	return s;
-}
-
-/* 1 + the value of each hex digit, 0 for any other byte. */
-static const uint8_t hex_value[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
-	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
-/*
- * One line, [line, end) of the pool (the text's copy): "ADDR TYPE NAME
- * [MODULE]", fields split by blanks, more fields after the module ignored.
- * A text symbol's name and module are cut out in place, a NUL written
- * over the byte after each: only bytes of this line, all looked at by then.
- */
-static int parse_line(struct ana_ksyms *k, char *line, char *end, bool *any_nonzero)
-{
-	char *p = skip_blanks(line, end);
-	char *name, *name_end, *mod = NULL, *mod_end = NULL;
-	uint64_t addr = 0;
-	unsigned d;
-	int n = 0;
-	char type;
-
-	for (; p < end && (d = hex_value[(unsigned char)*p]); p++, n++) {
-		if (n == 16)
-			return -EINVAL;
-		addr = addr << 4 | (d - 1);
-	}
-	if (!n || p == end || !is_blank(*p))
-		return -EINVAL;
-	p = skip_blanks(p, end);
-	if (p == end || (p + 1 < end && !is_blank(p[1])))
-		return -EINVAL;
-	type = *p;
-	name = skip_blanks(p + 1, end);
-	if (name == end)
-		return -EINVAL;
-	name_end = skip_field(name, end);
-	p = skip_blanks(name_end, end);
-	if (p < end) {
-		mod = p;
-		mod_end = skip_field(p, end);
-		/* keep the brackets: "[e1000]" is how it is shown */
-		if (mod_end - mod < 3 || *mod != '[' || mod_end[-1] != ']')
-			return -EINVAL;
-	}
-	if (addr)
-		*any_nonzero = true;
-	if (!is_text_type(type))
-		return 0;
 	/* ana_ksyms_parse() made room for every line. */
 	assert(k->nr < k->cap);
-	*name_end = '\0';
+	name[sym->name_len] = '\0';
 	if (mod)
-		*mod_end = '\0';
-	k->syms[k->nr++] = (struct ana_ksym){ addr, name, mod };
-	return 0;
+		mod[sym->module_len] = '\0';
+	k->syms[k->nr++] = (struct ana_ksym){ sym->addr, name, mod };
 }
 
 /*
@@ -182,8 +102,11 @@ struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len)
 {
 	struct ana_ksyms *k = calloc(1, sizeof(*k));
 	bool any_nonzero = false, sorted = true;
+	struct amb_kallsym sym;
+	const char *pos;
 	char *p, *end;
 	size_t lines = 1;
+	int ret;
 
 	if (!k)
 		return NULL;
@@ -203,20 +126,20 @@ struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len)
 	if (!k->syms)
 		goto fail;
 	k->cap = lines;
-	p = k->pool;
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *le = nl ? nl : end;
-
-		if (le > p) {
-			size_t nr = k->nr;
-
-			if (parse_line(k, p, le, &any_nonzero))
-				k->bad_lines++;
-			if (nr && k->nr > nr && k->syms[nr].addr < k->syms[nr - 1].addr)
-				sorted = false;
+	pos = k->pool;
+	while ((ret = amb_kallsyms_next(k->pool, &pos, end, &sym)) != 0) {
+		if (ret < 0) {
+			k->bad_lines++;
+			continue;
 		}
-		p = le + 1;
+		/* The rule of amb_kallsyms_has_addresses(), in this one pass. */
+		if (sym.addr)
+			any_nonzero = true;
+		if (!amb_kallsyms_is_text(sym.type))
+			continue;
+		add_line(k, &sym);
+		if (k->nr > 1 && k->syms[k->nr - 1].addr < k->syms[k->nr - 2].addr)
+			sorted = false;
 	}
 	if (!any_nonzero) {
 		/* kptr_restrict hid the addresses: names alone are useless. */

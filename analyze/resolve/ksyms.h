@@ -20,9 +20,11 @@ struct ana_ksym {
 
 /*
  * Parse /proc/kallsyms text of @len bytes (need not be NUL-terminated):
- * "ADDR TYPE NAME [MODULE]" lines.  Only text symbols (t, T, w, W) are
- * kept.  Malformed lines are counted and skipped.  When every address is 0
- * (kptr_restrict) the table is empty.  NULL with errno = ENOMEM on failure.
+ * "ADDR TYPE NAME [MODULE]" lines, the grammar of common/kallsyms.h (which
+ * the recorder's trim uses too).  Only text symbols (t, T, w, W) are kept.
+ * Malformed lines are counted and skipped.  When every address is 0
+ * (kptr_restrict) the table is empty.  The text is copied.  NULL with
+ * errno = ENOMEM on failure.  Free with ana_ksyms_free() (NULL accepted).
  */
 struct ana_ksyms *ana_ksyms_parse(const char *text, size_t len);
 void ana_ksyms_free(struct ana_ksyms *k);

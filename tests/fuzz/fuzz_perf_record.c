@@ -9,15 +9,20 @@
  *   u64 branch_sample_type, all little-endian
  * Records are parsed one after another until one fails; every decoded
  * array is read in full so that ASan sees any pointer past the record.
+ * Each record also goes, as an exact-size copy, through the common walker
+ * (common/perf_sample.c) itself, whose every part must lie in the record.
  * The input's first bytes also go through ana_attr_to_host() both ways.
  */
+#include <byteswap.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/replay/replay.h"
 #include "analyze/replay/perf_record.h"
 #include <amber/common.h>
+#include "common/perf_sample.h"
 
 #define PREFIX 33
 
@@ -66,9 +71,46 @@ static uint64_t touch(const struct ana_record *rec)
 	return sum;
 }
 
+/* Walk the record at @p (@avail bytes left) on an exact-size copy, as a
+ * sample and as a record with a trailer, and check where the parts lie. */
+static void walk_common(const struct amb_perf_layout *l, const uint8_t *p, size_t avail,
+			bool swap)
+{
+	struct amb_perf_sample s;
+	struct amb_perf_sample_id t;
+	uint16_t size;
+	uint8_t *b;
+
+	if (avail < 8)
+		return;
+	memcpy(&size, p + 6, 2);
+	if (swap)
+		size = bswap_16(size);
+	if (size < 8 || size > avail || !(b = malloc(size)))
+		return;
+	memcpy(b, p, size);
+	if (!amb_perf_sample_walk(l, b, size, swap, &s)) {
+		if ((s.callchain && s.callchain + s.nr_callchain * 8 > size) ||
+		    (s.branches && s.branches + s.nr_branches * 24 > size) ||
+		    (s.raw && s.raw + s.raw_size > size) ||
+		    (s.stack && s.stack + s.stack_size + 8 > size) ||
+		    (s.aux && s.aux + s.aux_size > size) ||
+		    (s.read && s.read + s.nr_read * 8 > size) ||
+		    (s.user_regs && s.user_regs + l->nr_regs_user * 8ull > size) ||
+		    s.stack_dyn_size > s.stack_size || s.callchain % 8 || s.branches % 8)
+			abort();
+		sink += amb_perf_sample_to_host(l, b, size, swap, &s);
+	}
+	if (!amb_perf_sample_id_walk(l, b, size, swap, &t) &&
+	    (t.off < 8 || t.off + l->trailer_size != size))
+		abort();
+	free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct amb_perf_layout layout;
 	struct perf_event_attr a;
 	struct ana_parser *p;
 	struct ana_record rec;
@@ -87,11 +129,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ev.attr.sample_regs_intr = ev.attr.sample_regs_user;
 	ev.attr.branch_sample_type = amb_get_le64(data + 25);
 	ev.attr.sample_id_all = !!(flags & 2);
+	amb_perf_layout_init(&layout, &ev.attr);
 	p = ana_parser_new(flags & 1, lookup, NULL, (flags & 4) ? NULL : &ev);
 	if (!p)
 		return 0;
 	while (pos < size) {
 		int ret = ana_parse_record(p, data + pos, size - pos, &rec);
+
+		walk_common(&layout, data + pos, size - pos, flags & 1);
 
 		if (ret <= 0)
 			break;

@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/events/events.h"
+#include "record/events/pmu.h"
+#include "record/events/tracefs.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz the recorder's kernel-symbol trim (record/ksyms_trim.c): parsing a
- * kallsyms text, marking addresses, walking sample records for the
+ * kallsyms text (with common/kallsyms.h: it must keep exactly the text
+ * symbols the analyzer would read), marking addresses, walking sample records for the
  * addresses they name, writing the kept lines back, and looking for
  * function pointers in a tracepoint's print format.  The trim reads the
  * recorder's own file, but that file holds what the kernel wrote.
@@ -16,7 +17,14 @@
 #include <linux/perf_event.h>
 
 #include <amber/common.h>
-#include "record/rec_internal.h"
+#include "common/kallsyms.h"
+#include "record/ksyms_trim.h"
+
+static int count_text(void *ctx, const struct amb_kallsym *sym)
+{
+	*(size_t *)ctx += amb_kallsyms_is_text(sym->type);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct amb_buf out = AMB_BUF_INIT;
 	struct perf_event_attr attr;
-	struct rec_layout layout;
+	struct amb_perf_layout layout;
 	struct rec_ksyms *k;
 	uint8_t *body;
 	char *text;
@@ -36,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&attr, 0, sizeof(attr));
 	attr.sample_type = (amb_get_le64(data) & (PERF_SAMPLE_MAX - 1)) | PERF_SAMPLE_IDENTIFIER;
 	attr.sample_regs_user = 0xff;
-	rec_layout_init_attr(&layout, &attr);
+	amb_perf_layout_init(&layout, &attr);
 	len = size - 8;
 	/* Exact-size copies, so ASan sees any overread. */
 	text = malloc(len + 1);
@@ -51,6 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	if (rec_ksyms_count(k) > len / 4)
 		abort();  /* a symbol line has at least "0 t " */
+	if (amb_kallsyms_has_addresses(text, len)) {
+		size_t n = 0;
+
+		amb_kallsyms_for_each(text, len, count_text, &n, NULL);
+		if (rec_ksyms_count(k) != n)
+			abort();
+	} else if (rec_ksyms_count(k)) {
+		abort();
+	}
 	for (size_t i = 0; i + 8 <= len; i += 8)
 		rec_ksyms_mark(k, amb_get_le64(body + i));
 	rec_ksyms_mark_records(k, &layout, body, len & ~(size_t)7);

@@ -2,7 +2,7 @@
 /*
  * Fuzz the recorder's only look inside records: rec_stage_add() finds each
  * record's timestamp and walks samples to their user stack copy to zero its
- * stale tail (record/stage.c).  The ring hands it whole records whose
+ * stale tail (record/stage.c, with the walker of common/perf_sample.c).  The ring hands it whole records whose
  * header.size was checked, but their bodies are whatever the kernel (or a
  * bug) wrote.
  *
@@ -16,14 +16,14 @@
 #include <linux/perf_event.h>
 
 #include <amber/common.h>
-#include "record/rec_internal.h"
+#include "record/stage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perf_event_attr attr;
-	struct rec_layout layout;
+	struct amb_perf_layout layout;
 	struct rec_stage st;
 	size_t pos = 16;
 
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	attr.sample_type &= PERF_SAMPLE_MAX - 1;
 	attr.sample_regs_user = amb_get_le64(data + 8);
 	attr.sample_id_all = 1;
-	rec_layout_init_attr(&layout, &attr);
+	amb_perf_layout_init(&layout, &attr);
 
 	memset(&st, 0, sizeof(st));
 	st.layout = &layout;

@@ -13,11 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "record/rec_internal.h"
+#include <amber/format.h>
+#include "record/ksyms_trim.h"
 
 /* The sample layout of @path's first event (amber-rec gives all its events
  * one sample_type). */
-static int layout_of(const char *path, struct rec_layout *l)
+static int layout_of(const char *path, struct amb_perf_layout *l)
 {
 	const struct amb_block_filter f = { AMB_BLOCK_EVENT_ATTR, -1, 0, 0 };
 	struct amb_reader *r;
@@ -44,7 +45,7 @@ static int layout_of(const char *path, struct rec_layout *l)
 	err = 0;
 	memset(&attr, 0, sizeof(attr));
 	memcpy(&attr, e.attr, e.attr_size < sizeof(attr) ? e.attr_size : sizeof(attr));
-	rec_layout_init_attr(l, &attr);
+	amb_perf_layout_init(l, &attr);
 out:
 	amb_payload_free(pl);
 	amb_reader_close(r);
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 {
 	static volatile sig_atomic_t never;
 	struct rec_ksyms_trim_stats st;
-	struct rec_layout l;
+	struct amb_perf_layout l;
 	enum rec_ksyms_mode mode;
 	char err[1024];
 	int e;

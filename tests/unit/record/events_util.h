@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "record/record.h"
+#include "record/events/events.h"
+#include "record/events/pmu.h"
+#include "record/events/tracefs.h"
 
 static char fake_root[64];
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for record/events.c, record/pfm.c and record/tracefs.c: every
+/* Unit tests for record/events/: events.c, pfm.c and tracefs.c: every
  * event kind parses into the attr bits of <linux/perf_event.h>, modifiers
  * follow perf's rules, groups get leaders, tracepoint globs expand (on a
  * fake tracefs tree, and on the real one when it is there), unknown names
@@ -17,7 +17,9 @@
 #include <cmocka.h>
 
 #include <amber/common.h>
-#include "record/record.h"
+#include "record/events/events.h"
+#include "record/events/pfm.h"
+#include "record/events/tracefs.h"
 #include "tests/unit/record/events_util.h"
 
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include "record/evsel.h"
 
 static void test_attr_apply(void **state)
 {
@@ -76,7 +76,7 @@ static void test_attr_apply(void **state)
  * size_t must be refused, not turned into a small allocation. */
 static void test_open_too_many(void **state)
 {
-	struct rec_event_list events = { NULL, SIZE_MAX / 4 + 2 };
+	struct rec_event_list events = { .n = SIZE_MAX / 4 + 2 };
 	int cpus[4] = { 0, 1, 2, 3 };
 	struct rec_target t = { .kind = REC_TARGET_SYSTEM, .cpus = cpus, .nr_cpus = 4 };
 	struct rec_sampling s = { .freq = 1000 };
@@ -91,7 +91,7 @@ static void test_open_too_many(void **state)
 
 static void test_open_nothing(void **state)
 {
-	struct rec_event_list events = { NULL, 0 };
+	struct rec_event_list events = { 0 };
 	int cpus[1] = { 0 };
 	struct rec_target t = { .kind = REC_TARGET_SYSTEM, .cpus = cpus, .nr_cpus = 1 };
 	struct rec_sampling s = { .freq = 1000 };

@@ -22,11 +22,21 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include <amber/format.h>
+#include "record/ksyms_trim.h"
 #include "common/util.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* The layout of records whose event has sample_type @st. */
+static void layout_init(struct amb_perf_layout *l, uint64_t st)
+{
+	struct perf_event_attr a = { 0 };
+
+	a.sample_type = st;
+	amb_perf_layout_init(l, &a);
+}
 
 /* Not in address order everywhere, with aliases, a data symbol, an
  * absolute one, a malformed line, module symbols and no final newline. */
@@ -152,11 +162,11 @@ static void test_records(void **state)
 {
 	struct rec_ksyms *k = rec_ksyms_parse(table, strlen(table));
 	struct amb_buf b = AMB_BUF_INIT;
-	struct rec_layout l;
+	struct amb_perf_layout l;
 	size_t full;
 
 	(void)state;
-	rec_layout_init(&l, ST);
+	layout_init(&l, ST);
 	make_records(&b);
 	rec_ksyms_mark_records(k, &l, b.data, b.len);
 	expect_used(k, kept_lines);
@@ -183,7 +193,7 @@ static void test_records(void **state)
 struct fixture {
 	char dir[64];
 	char path[128];
-	struct rec_layout l;
+	struct amb_perf_layout l;
 };
 
 static int setup(void **state)
@@ -196,7 +206,7 @@ static int setup(void **state)
 	if (!mkdtemp(f->dir))
 		return -1;
 	snprintf(f->path, sizeof(f->path), "%s/rec.amber", f->dir);
-	rec_layout_init(&f->l, ST);
+	layout_init(&f->l, ST);
 	*state = f;
 	return 0;
 }

@@ -11,7 +11,9 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include "record/embed_files.h"
+#include "record/ksyms_trim.h"
+#include "record/options.h"
 
 /* Parse a NULL-terminated argument list (argv[0] is added).  o->argv
  * points into the static array until the next call. */

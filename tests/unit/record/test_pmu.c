@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for record/pmu.c and the pmu/terms/ syntax of record/events.c,
- * on a fake /sys/bus/event_source/devices tree: formats put values into
- * their bits of config, config1 and config2, event aliases expand and
- * later terms override them, modifiers and groups work as for the other
- * events, every error says what is wrong, and --list-events shows the PMU
- * events (and the real tree's, when it has the msr PMU). */
+/* Unit tests for record/events/pmu.c and the pmu/terms/ syntax of
+ * record/events/events_pmu.c, on a fake /sys/bus/event_source/devices
+ * tree: formats put values into their bits of config, config1 and config2,
+ * event aliases expand and later terms override them, modifiers and groups
+ * work as for the other events, every error says what is wrong, and
+ * --list-events shows the PMU events (and the real tree's, when it has the
+ * msr PMU). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +19,8 @@
 #include <cmocka.h>
 
 #include <amber/common.h>
-#include "record/record.h"
+#include "record/events/events.h"
+#include "record/events/pmu.h"
 #include "tests/unit/record/events_util.h"
 
 

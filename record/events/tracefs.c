@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/tracefs.c - find (and if needed mount) tracefs, read its files and
- * walk its events/ tree.
+ * record/events/tracefs.c - find (and if needed mount) tracefs, read its
+ * files and walk its events/ tree.
  *
  * The recorder needs tracefs for tracepoint ids (events/SYS/NAME/id) and
  * for the format files it stores in the TRACEFS block (docs/FORMAT.md §4),
  * so that amber-analyze can decode tracepoint payloads on another machine.
  */
-#include "record/record.h"
 #include <amber/common.h>
 #include "common/util.h"
+#include "record/events/tracefs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/pfm.c - model-specific event names through libpfm4.
+ * record/events/pfm.c - model-specific event names through libpfm4.
  *
  * libpfm4 knows the event tables of each CPU model (INST_RETIRED.ANY,
  * perf::PERF_COUNT_HW_CPU_CYCLES, ...) and encodes a name into the
  * perf_event_attr fields the kernel expects.  Its <perfmon/perf_event.h>
- * steps aside when <linux/perf_event.h> came first (record.h), so both
+ * steps aside when <linux/perf_event.h> came first (pfm.h), so both
  * sides use the kernel's struct perf_event_attr.
  */
-#include "record/record.h"
 #include <amber/common.h>
+#include "record/events/pfm.h"
 
 #include <errno.h>
 #include <fnmatch.h>

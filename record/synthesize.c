@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/synth.c - perf records for what existed before the recording
+ * record/synthesize.c - perf records for what existed before the recording
  * started (FORMAT.md §5.6): COMM and FORK for every thread of a target
  * process, MMAP2 with build-id for every executable mapping, the kernel
  * text and modules; and the BUILDID table (§5.3) of everything mapped.
@@ -8,6 +8,7 @@
  * Records use the same layout as the kernel's, with the sample_id_all
  * trailer of the first event so that the analyzer parses them alike.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +19,15 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
-#include "record/rec_internal.h"
+#include <amber/common.h>
+#include <amber/format.h>
+#include "common/kallsyms.h"
+#include "common/perf_sample.h"
 #include "common/util.h"
+#include "record/buildid.h"
+#include "record/kernel.h"
+#include "record/synthesize.h"
+#include "record/target.h"
 
 #define MAPS_MAX (64u << 20)
 
@@ -28,41 +36,36 @@ struct seen_bid {
 	char *path;
 };
 
-/* Two u32 fields (pid/tid, cpu/res) as the kernel lays them in one u64. */
-static uint64_t u32_pair(uint32_t first, uint32_t second)
+/* The layout of the first event's records, whose trailer every
+ * synthesized record carries. */
+static void synth_layout(const struct rec_synth_ctx *x, struct amb_perf_layout *l)
 {
-	return amb_host_is_le() ? (uint64_t)first | (uint64_t)second << 32
-				: (uint64_t)second | (uint64_t)first << 32;
+	struct perf_event_attr a = { .sample_type = x->sample_type };
+
+	amb_perf_layout_init(l, &a);
 }
 
-/* The sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER,
- * in the producer's (host) byte order like the kernel's records. */
+/* The sample_id_all trailer, in the producer's (host) byte order like the
+ * kernel's records. */
 static int put_trailer(struct rec_synth_ctx *x, struct amb_buf *out, uint32_t pid, uint32_t tid)
 {
-	uint64_t st = x->sample_type;
-	uint64_t v[6];
-	size_t n = 0;
+	struct amb_perf_sample_id id = {
+		.pid = pid, .tid = tid, .time = x->time, .id = x->id, .stream_id = x->id,
+		.cpu = x->cpu,
+	};
+	struct amb_perf_layout l;
+	uint8_t t[6 * 8];
 
-	if (st & PERF_SAMPLE_TID)
-		v[n++] = u32_pair(pid, tid);
-	if (st & PERF_SAMPLE_TIME)
-		v[n++] = x->time;
-	if (st & PERF_SAMPLE_ID)
-		v[n++] = x->id;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		v[n++] = x->id;
-	if (st & PERF_SAMPLE_CPU)
-		v[n++] = u32_pair(x->cpu, 0);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		v[n++] = x->id;
-	return amb_buf_append(out, v, n * sizeof(v[0]));
+	synth_layout(x, &l);
+	assert(l.trailer_size <= sizeof(t));
+	return amb_buf_append(out, t, amb_perf_sample_id_write(&l, &id, t));
 }
 
 static size_t trailer_size(const struct rec_synth_ctx *x)
 {
-	struct rec_layout l;
+	struct amb_perf_layout l;
 
-	rec_layout_init(&l, x->sample_type);
+	synth_layout(x, &l);
 	return l.trailer_size;
 }
 
@@ -207,15 +210,9 @@ static int note_buildid(struct rec_synth_ctx *x, const struct rec_buildid *bid, 
 		if (seen[i].bid.len == bid->len && !memcmp(seen[i].bid.id, bid->id, bid->len) &&
 		    !strcmp(seen[i].path, path))
 			return 0;
-	if (x->nr_seen == x->cap_seen) {
-		size_t cap = x->cap_seen ? x->cap_seen * 2 : 64;
-
-		seen = realloc(x->seen, cap * sizeof(*seen));
-		if (!seen)
-			return -ENOMEM;
-		x->seen = seen;
-		x->cap_seen = cap;
-	}
+	if (amb_ensure_cap(&x->seen, &x->cap_seen, sizeof(*seen), x->nr_seen + 1))
+		return -ENOMEM;
+	seen = x->seen;
 	seen[x->nr_seen].bid = *bid;
 	seen[x->nr_seen].path = strdup(path);
 	if (!seen[x->nr_seen].path)
@@ -472,8 +469,8 @@ int rec_synth_kernel(struct rec_synth_ctx *x, struct amb_buf *out,
 	err = note_buildid(x, &kbid, AMB_DSO_KERNEL, "[kernel.kallsyms]");
 	if (err)
 		return err;
-	if (kallsyms && !rec_kallsyms_find(kallsyms, kallsyms_len, "_stext", &stext) &&
-	    !rec_kallsyms_find(kallsyms, kallsyms_len, "_etext", &etext) && etext > stext) {
+	if (kallsyms && !amb_kallsyms_find(kallsyms, kallsyms_len, "_stext", &stext) &&
+	    !amb_kallsyms_find(kallsyms, kallsyms_len, "_etext", &etext) && etext > stext) {
 		err = synth_kernel_map(x, out, "[kernel.kallsyms]_text", stext, etext - stext, &kbid);
 		if (err)
 			return err;

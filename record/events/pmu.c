@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/pmu.c - the kernel's PMUs as sysfs describes them, for perf's
- * "pmu/terms/" event syntax.
+ * record/events/pmu.c - the kernel's PMUs as sysfs describes them, for
+ * perf's "pmu/terms/" event syntax.
  *
  * Every PMU is a directory under /sys/bus/event_source/devices holding
  *
@@ -16,9 +16,9 @@
  * which perf's util/pmu.c reads the same way).  This file only reads and
  * decodes them; events.c parses the terms a user writes.
  */
-#include "record/record.h"
 #include <amber/common.h>
 #include "common/util.h"
+#include "record/events/pmu.h"
 
 #include <assert.h>
 #include <dirent.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/events.c - perf-style event specs (-e) into perf_event_attr
+ * record/events/events.c - perf-style event specs (-e) into perf_event_attr
  * templates, and the event listing of --list-events.
  *
  * Grammar (whitespace allowed around every token):
@@ -24,8 +24,13 @@
  * parse-events.c and pmu.c: pmu.c reads the sysfs side (type, format/,
  * events/), events_pmu.c parses the terms.
  */
-#include "record/events_internal.h"
 #include <amber/common.h>
+#include "common/util.h"
+#include "record/events/events_internal.h"
+#include "record/events/events_pmu.h"
+#include "record/events/pfm.h"
+#include "record/events/pmu.h"
+#include "record/events/tracefs.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -115,9 +120,7 @@ static const unsigned cache_valid_ops[PERF_COUNT_HW_CACHE_MAX] = {
 	[PERF_COUNT_HW_CACHE_NODE] = CACHE_R | CACHE_W | CACHE_P,
 };
 
-
-
-int ev_fail(struct ev_parser *p, int ret, const char *fmt, ...)
+int rec_ev_fail(struct rec_ev_parser *p, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -131,23 +134,13 @@ int ev_fail(struct ev_parser *p, int ret, const char *fmt, ...)
 
 /* ---- the list ------------------------------------------------------------- */
 
-/* The array grows to the next power of two (at least 4) when n reaches it,
- * so the capacity follows from n and the public struct needs no cap field. */
+/* A new zeroed event at the end of @l, or NULL when out of memory. */
 static struct rec_event *ev_append(struct rec_event_list *l)
 {
 	struct rec_event *e;
 
-	if (l->n == 0 || (l->n >= 4 && !(l->n & (l->n - 1)))) {
-		size_t cap = l->n ? l->n * 2 : 4;
-		struct rec_event *v;
-
-		if (cap > SIZE_MAX / sizeof(*v))
-			return NULL;
-		v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		l->v = v;
-	}
+	if (amb_ensure_cap((void **)&l->v, &l->cap, sizeof(*l->v), l->n + 1))
+		return NULL;
 	e = &l->v[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->attr.size = sizeof(e->attr);
@@ -170,6 +163,7 @@ static void ev_truncate(struct rec_event_list *l, size_t n)
 	if (!l->n) {
 		free(l->v);
 		l->v = NULL;
+		l->cap = 0;
 	}
 }
 
@@ -195,8 +189,8 @@ static bool mods_all_ok(const char *s, size_t n)
 	return n > 0;
 }
 
-int mods_parse(struct ev_parser *p, const char *s, size_t n, const char *what,
-	       struct ev_mods *m)
+int rec_ev_mods_parse(struct rec_ev_parser *p, const char *s, size_t n, const char *what,
+		      struct rec_ev_mods *m)
 {
 	memset(m, 0, sizeof(*m));
 	for (size_t i = 0; i < n; i++) {
@@ -210,24 +204,24 @@ int mods_parse(struct ev_parser *p, const char *s, size_t n, const char *what,
 		case 'D': m->pinned = true; break;
 		case 'p':
 			if (++m->precise > 3)
-				return ev_fail(p, -EINVAL, "event '%s': at most 3 'p' modifiers (precise_ip 0-3)",
-					       what);
+				return rec_ev_fail(p, -EINVAL, "event '%s': at most 3 'p' modifiers (precise_ip 0-3)",
+						   what);
 			break;
 		default:
-			return ev_fail(p, -EINVAL,
-				       "event '%s': invalid modifier '%c' (valid: u k h G H I D p)",
-				       what, isprint((unsigned char)s[i]) ? s[i] : '?');
+			return rec_ev_fail(p, -EINVAL,
+					   "event '%s': invalid modifier '%c' (valid: u k h G H I D p)",
+					   what, isprint((unsigned char)s[i]) ? s[i] : '?');
 		}
 	}
 	return 0;
 }
 
-static bool mods_has_level(const struct ev_mods *m)
+static bool mods_has_level(const struct rec_ev_mods *m)
 {
 	return m->u || m->k || m->h;
 }
 
-void mods_apply(const struct ev_mods *m, struct rec_event *e)
+void rec_ev_mods_apply(const struct rec_ev_mods *m, struct rec_event *e)
 {
 	struct perf_event_attr *a = &e->attr;
 
@@ -357,8 +351,8 @@ static bool raw_parse(const char *s, size_t len, uint64_t *config)
  * fills type/config/spelling, 0 if @s is none of these, or -EINVAL for a
  * cache operation the cache does not have.
  */
-int builtin_find(struct ev_parser *p, const char *s, size_t len, uint32_t *type,
-		 uint64_t *config, const char **spelling)
+int rec_ev_builtin_find(struct rec_ev_parser *p, const char *s, size_t len, uint32_t *type,
+			uint64_t *config, const char **spelling)
 {
 	const struct ev_alias *a;
 	bool valid;
@@ -376,8 +370,8 @@ int builtin_find(struct ev_parser *p, const char *s, size_t len, uint32_t *type,
 	}
 	if (cache_parse(s, len, config, &valid)) {
 		if (!valid)
-			return ev_fail(p, -EINVAL, "cache event '%.*s': this cache has no such operation",
-				       (int)len, s);
+			return rec_ev_fail(p, -EINVAL, "cache event '%.*s': this cache has no such operation",
+					   (int)len, s);
 		*type = PERF_TYPE_HW_CACHE;
 		return 1;
 	}
@@ -397,15 +391,15 @@ struct ev_suggest {
 	size_t n;
 	struct {
 		unsigned dist;
-		char name[EV_DIST_MAX_LEN + 1];
+		char name[REC_EV_DIST_MAX_LEN + 1];
 	} best[EV_SUGGEST_MAX];
 };
 
 /* Optimal string alignment distance (Levenshtein plus adjacent
- * transpositions), case-insensitive; both lengths <= EV_DIST_MAX_LEN. */
-unsigned edit_distance(const char *a, size_t la, const char *b, size_t lb)
+ * transpositions), case-insensitive; both lengths <= REC_EV_DIST_MAX_LEN. */
+unsigned rec_ev_edit_distance(const char *a, size_t la, const char *b, size_t lb)
 {
-	unsigned rows[3][EV_DIST_MAX_LEN + 1];
+	unsigned rows[3][REC_EV_DIST_MAX_LEN + 1];
 	unsigned *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
 
 	for (size_t j = 0; j <= lb; j++)
@@ -436,11 +430,11 @@ static void suggest_add(struct ev_suggest *s, const char *name)
 	size_t len = strlen(name), at;
 	unsigned d;
 
-	if (len > EV_DIST_MAX_LEN || s->qlen > EV_DIST_MAX_LEN)
+	if (len > REC_EV_DIST_MAX_LEN || s->qlen > REC_EV_DIST_MAX_LEN)
 		return;
 	if ((len > s->qlen ? len - s->qlen : s->qlen - len) > s->limit)
 		return;
-	d = edit_distance(s->query, s->qlen, name, len);
+	d = rec_ev_edit_distance(s->query, s->qlen, name, len);
 	if (d > s->limit)
 		return;
 	for (size_t i = 0; i < s->n; i++)
@@ -460,7 +454,7 @@ static void suggest_add(struct ev_suggest *s, const char *name)
 
 static int suggest_tracepoint(void *ctx, const char *sys, const char *event)
 {
-	char name[2 * EV_DIST_MAX_LEN];
+	char name[2 * REC_EV_DIST_MAX_LEN];
 
 	if ((size_t)snprintf(name, sizeof(name), "%s:%s", sys, event) < sizeof(name))
 		suggest_add(ctx, name);
@@ -495,12 +489,12 @@ static void suggest_collect(struct ev_suggest *s, bool tracepoints)
 		rec_tracefs_for_each_event(suggest_tracepoint, s);
 }
 
-static int ev_unknown(struct ev_parser *p, const char *name, size_t len, bool tp_syntax)
+static int ev_unknown(struct rec_ev_parser *p, const char *name, size_t len, bool tp_syntax)
 {
 	struct ev_suggest s = { .query = name, .qlen = len };
 	bool have_tracefs = rec_tracefs_root() != NULL;
 	int tracefs_err = errno;
-	char list[EV_SUGGEST_MAX * (EV_DIST_MAX_LEN + 2) + 1];
+	char list[EV_SUGGEST_MAX * (REC_EV_DIST_MAX_LEN + 2) + 1];
 	size_t off = 0;
 
 	s.limit = len <= 4 ? 1 : len <= 12 ? 2 : 3;
@@ -510,19 +504,19 @@ static int ev_unknown(struct ev_parser *p, const char *name, size_t len, bool tp
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
 					s.best[i].name);
 	if (tp_syntax && !have_tracefs)
-		return ev_fail(p, -ENOENT, "unknown event '%.*s' (tracefs is not available for tracepoints: %s)",
-			       (int)len, name, strerror(tracefs_err));
+		return rec_ev_fail(p, -ENOENT, "unknown event '%.*s' (tracefs is not available for tracepoints: %s)",
+				   (int)len, name, strerror(tracefs_err));
 	if (s.n)
-		return ev_fail(p, -ENOENT, "unknown event '%.*s'; did you mean: %s?", (int)len, name,
-			       list);
-	return ev_fail(p, -ENOENT, "unknown event '%.*s' (nothing similar; --list-events shows them all)",
-		       (int)len, name);
+		return rec_ev_fail(p, -ENOENT, "unknown event '%.*s'; did you mean: %s?", (int)len, name,
+				   list);
+	return rec_ev_fail(p, -ENOENT, "unknown event '%.*s' (nothing similar; --list-events shows them all)",
+			   (int)len, name);
 }
 
 /* ---- adding events ---------------------------------------------------- */
 
-struct rec_event *ev_add(struct ev_parser *p, const char *name, size_t len,
-			 const char *mods, size_t modlen)
+struct rec_event *rec_ev_add(struct rec_ev_parser *p, const char *name, size_t len,
+			     const char *mods, size_t modlen)
 {
 	struct rec_event *e = ev_append(p->l);
 
@@ -548,17 +542,17 @@ static bool has_glob(const char *s)
 }
 
 struct tp_match {
-	struct ev_parser *p;
+	struct rec_ev_parser *p;
 	const char *sys_pat, *ev_pat;
-	const struct ev_mods *mods;
+	const struct rec_ev_mods *mods;
 	const char *modstr;
 	size_t modlen;
 	size_t matched;
 	bool failed; /* tp_add failed and set the message */
 };
 
-static int tp_add(struct ev_parser *p, const char *sys, const char *event,
-		  const struct ev_mods *mods, const char *modstr, size_t modlen, bool quiet)
+static int tp_add(struct rec_ev_parser *p, const char *sys, const char *event,
+		  const struct rec_ev_mods *mods, const char *modstr, size_t modlen, bool quiet)
 {
 	char rel[512], full[512], *text, *end;
 	unsigned long long id;
@@ -566,7 +560,7 @@ static int tp_add(struct ev_parser *p, const char *sys, const char *event,
 	int n;
 
 	if ((size_t)snprintf(rel, sizeof(rel), "events/%s/%s/id", sys, event) >= sizeof(rel))
-		return ev_fail(p, -EINVAL, "tracepoint '%s:%s': name too long", sys, event);
+		return rec_ev_fail(p, -EINVAL, "tracepoint '%s:%s': name too long", sys, event);
 	text = rec_tracefs_read(rel, NULL);
 	if (!text) {
 		int err = errno;
@@ -575,20 +569,20 @@ static int tp_add(struct ev_parser *p, const char *sys, const char *event,
 			return 0;
 		if (err == ENOENT)
 			return 1;
-		return ev_fail(p, -err, "tracepoint '%s:%s': cannot read %s/%s: %s", sys, event,
-			       rec_tracefs_root() ? rec_tracefs_root() : "tracefs", rel, strerror(err));
+		return rec_ev_fail(p, -err, "tracepoint '%s:%s': cannot read %s/%s: %s", sys, event,
+				   rec_tracefs_root() ? rec_tracefs_root() : "tracefs", rel, strerror(err));
 	}
 	errno = 0;
 	id = strtoull(text, &end, 10);
 	if (errno || end == text || (*end && *end != '\n') || id > UINT32_MAX) {
 		free(text);
-		return ev_fail(p, -EINVAL, "tracepoint '%s:%s': malformed id file %s", sys, event, rel);
+		return rec_ev_fail(p, -EINVAL, "tracepoint '%s:%s': malformed id file %s", sys, event, rel);
 	}
 	free(text);
 	n = snprintf(full, sizeof(full), "%s:%s", sys, event);
 	if (n < 0 || (size_t)n >= sizeof(full))
-		return ev_fail(p, -EINVAL, "tracepoint '%s:%s': name too long", sys, event);
-	e = ev_add(p, full, (size_t)n, modstr, modlen);
+		return rec_ev_fail(p, -EINVAL, "tracepoint '%s:%s': name too long", sys, event);
+	e = rec_ev_add(p, full, (size_t)n, modstr, modlen);
 	if (!e)
 		return -ENOMEM;
 	e->attr.type = PERF_TYPE_TRACEPOINT;
@@ -600,7 +594,7 @@ static int tp_add(struct ev_parser *p, const char *sys, const char *event,
 		ev_truncate(p->l, p->l->n - 1);
 		return -ENOMEM;
 	}
-	mods_apply(mods, e);
+	rec_ev_mods_apply(mods, e);
 	return 0;
 }
 
@@ -626,13 +620,13 @@ static int tp_match_one(void *ctx, const char *sys, const char *event)
  * 1 when no such tracepoint exists (the caller tries other kinds), or
  * a negative errno with the message set.
  */
-static int tp_parse(struct ev_parser *p, const char *t, size_t len, size_t colon)
+static int tp_parse(struct rec_ev_parser *p, const char *t, size_t len, size_t colon)
 {
-	char sys[256], event[256], what[EV_TERM_MAX + 1];
+	char sys[256], event[256], what[REC_EV_TERM_MAX + 1];
 	const char *ev = t + colon + 1, *modstr = "";
 	size_t evlen = len - colon - 1, modlen = 0;
 	const char *c2 = memchr(ev, ':', evlen);
-	struct ev_mods mods;
+	struct rec_ev_mods mods;
 	int ret;
 
 	if (c2) {
@@ -641,22 +635,22 @@ static int tp_parse(struct ev_parser *p, const char *t, size_t len, size_t colon
 		evlen = (size_t)(c2 - ev);
 	}
 	if (!colon || !evlen)
-		return ev_fail(p, -EINVAL, "tracepoint '%.*s': expected system:event", (int)len, t);
+		return rec_ev_fail(p, -EINVAL, "tracepoint '%.*s': expected system:event", (int)len, t);
 	if (c2 && !modlen)
-		return ev_fail(p, -EINVAL, "tracepoint '%.*s': empty modifier after ':'", (int)len, t);
+		return rec_ev_fail(p, -EINVAL, "tracepoint '%.*s': empty modifier after ':'", (int)len, t);
 	if (colon >= sizeof(sys) || evlen >= sizeof(event))
-		return ev_fail(p, -EINVAL, "tracepoint '%.*s': name too long", (int)len, t);
+		return rec_ev_fail(p, -EINVAL, "tracepoint '%.*s': name too long", (int)len, t);
 	memcpy(sys, t, colon);
 	sys[colon] = 0;
 	memcpy(event, ev, evlen);
 	event[evlen] = 0;
 	if (strchr(sys, '/') || strchr(event, '/') || !strcmp(sys, "..") || !strcmp(event, "..") ||
 	    !strcmp(sys, ".") || !strcmp(event, "."))
-		return ev_fail(p, -EINVAL, "tracepoint '%.*s': invalid name", (int)len, t);
+		return rec_ev_fail(p, -EINVAL, "tracepoint '%.*s': invalid name", (int)len, t);
 	if (!rec_tracefs_root())
 		return 1;
 	snprintf(what, sizeof(what), "%.*s", (int)len, t);
-	ret = mods_parse(p, modstr, modlen, what, &mods);
+	ret = rec_ev_mods_parse(p, modstr, modlen, what, &mods);
 	if (ret)
 		return ret;
 	if (has_glob(sys) || has_glob(event)) {
@@ -665,10 +659,10 @@ static int tp_parse(struct ev_parser *p, const char *t, size_t len, size_t colon
 		ret = rec_tracefs_for_each_event(tp_match_one, &m);
 		if (ret < 0)
 			return m.failed || ret == -ENOMEM ? ret :
-			       ev_fail(p, ret, "tracepoints '%.*s': cannot list %s/events: %s", (int)len,
-				       t, rec_tracefs_root(), strerror(-ret));
+			       rec_ev_fail(p, ret, "tracepoints '%.*s': cannot list %s/events: %s", (int)len,
+					   t, rec_tracefs_root(), strerror(-ret));
 		if (!m.matched)
-			return ev_fail(p, -ENOENT, "no tracepoint matches '%s:%s'", sys, event);
+			return rec_ev_fail(p, -ENOENT, "no tracepoint matches '%s:%s'", sys, event);
 		return 0;
 	}
 	return tp_add(p, sys, event, &mods, modstr, modlen, false);
@@ -676,13 +670,13 @@ static int tp_parse(struct ev_parser *p, const char *t, size_t len, size_t colon
 
 /* libpfm4: the whole term first (its own modifiers), then the term less
  * a trailing perf modifier suffix ("...:upp") with perf's rules. */
-static int pfm_parse(struct ev_parser *p, const char *t, size_t len)
+static int pfm_parse(struct rec_ev_parser *p, const char *t, size_t len)
 {
-	char name[EV_TERM_MAX + 1];
+	char name[REC_EV_TERM_MAX + 1];
 	struct perf_event_attr attr;
 	struct rec_event *e;
 	char *last;
-	struct ev_mods mods = { 0 };
+	struct rec_ev_mods mods = { 0 };
 	size_t base = len, modlen = 0;
 	int ret;
 
@@ -703,14 +697,14 @@ static int pfm_parse(struct ev_parser *p, const char *t, size_t len)
 			return ret;
 		if (!ret) {
 			/* Only too many 'p's can fail here: the letters are valid. */
-			ret = mods_parse(p, t + base + 1, modlen, name, &mods);
+			ret = rec_ev_mods_parse(p, t + base + 1, modlen, name, &mods);
 			if (ret)
 				return ret;
 		}
 	}
 	if (ret)
 		return 1;
-	e = ev_add(p, t, base, modlen ? t + base + 1 : "", modlen);
+	e = rec_ev_add(p, t, base, modlen ? t + base + 1 : "", modlen);
 	if (!e)
 		return -ENOMEM;
 	e->attr.type = attr.type;
@@ -725,7 +719,7 @@ static int pfm_parse(struct ev_parser *p, const char *t, size_t len)
 	e->attr.precise_ip = attr.precise_ip;
 	/* pfm's own :u/:k count as explicit too: its default is user+kernel. */
 	e->user_modifiers = attr.exclude_user || attr.exclude_kernel;
-	mods_apply(&mods, e);
+	rec_ev_mods_apply(&mods, e);
 	return 0;
 }
 
@@ -744,8 +738,8 @@ static const char *single_colon(const char *t, size_t len)
 	return NULL;
 }
 
-/* One term (trimmed, 1..EV_TERM_MAX bytes): append its events. */
-static int term_parse(struct ev_parser *p, const char *t, size_t len)
+/* One term (trimmed, 1..REC_EV_TERM_MAX bytes): append its events. */
+static int term_parse(struct rec_ev_parser *p, const char *t, size_t len)
 {
 	const char *colon = single_colon(t, len), *spelling;
 	const char *modstr = colon ? colon + 1 : "";
@@ -753,35 +747,35 @@ static int term_parse(struct ev_parser *p, const char *t, size_t len)
 	size_t modlen = colon ? len - base - 1 : 0;
 	bool pfm_syntax = memmem(t, len, "::", 2) != NULL;
 	struct rec_event *e;
-	struct ev_mods mods;
+	struct rec_ev_mods mods;
 	uint64_t config;
 	uint32_t type;
 	int ret;
 
 	if (memchr(t, '/', len))
-		return ev_pmu_parse(p, t, len);
+		return rec_ev_pmu_parse(p, t, len);
 	if (!base)
-		return ev_fail(p, -EINVAL, "event '%.*s': empty name before ':'", (int)len, t);
+		return rec_ev_fail(p, -EINVAL, "event '%.*s': empty name before ':'", (int)len, t);
 	if (colon && !modlen)
-		return ev_fail(p, -EINVAL, "event '%.*s': empty modifier after ':'", (int)len, t);
+		return rec_ev_fail(p, -EINVAL, "event '%.*s': empty modifier after ':'", (int)len, t);
 	if (!pfm_syntax) {
-		ret = builtin_find(p, t, base, &type, &config, &spelling);
+		ret = rec_ev_builtin_find(p, t, base, &type, &config, &spelling);
 		if (ret < 0)
 			return ret;
 		if (ret) {
-			char what[EV_TERM_MAX + 1];
+			char what[REC_EV_TERM_MAX + 1];
 
 			snprintf(what, sizeof(what), "%.*s", (int)len, t);
-			ret = mods_parse(p, modstr, modlen, what, &mods);
+			ret = rec_ev_mods_parse(p, modstr, modlen, what, &mods);
 			if (ret)
 				return ret;
-			e = spelling ? ev_add(p, spelling, strlen(spelling), modstr, modlen)
-				     : ev_add(p, t, base, modstr, modlen);
+			e = spelling ? rec_ev_add(p, spelling, strlen(spelling), modstr, modlen)
+				     : rec_ev_add(p, t, base, modstr, modlen);
 			if (!e)
 				return -ENOMEM;
 			e->attr.type = type;
 			e->attr.config = config;
-			mods_apply(&mods, e);
+			rec_ev_mods_apply(&mods, e);
 			return 0;
 		}
 		if (colon && !mods_all_ok(modstr, modlen)) {
@@ -836,7 +830,7 @@ static const char *skip_ws(const char *s)
 
 /* Scan a term from *@sp up to ',', '{', '}' or the end, skipping over
  * the "/terms/" of a PMU event (its commas separate terms); trims it. */
-static int term_next(struct ev_parser *p, const char **sp)
+static int term_next(struct rec_ev_parser *p, const char **sp)
 {
 	const char *s = skip_ws(*sp), *start = s, *end;
 
@@ -855,28 +849,28 @@ static int term_next(struct ev_parser *p, const char **sp)
 		end--;
 	*sp = s;
 	if (end == start)
-		return ev_fail(p, -EINVAL, "empty event name at offset %zu of '%s'",
-			       (size_t)(start - p->spec), p->spec);
-	if ((size_t)(end - start) > EV_TERM_MAX)
-		return ev_fail(p, -EINVAL, "event name at offset %zu longer than %d bytes",
-			       (size_t)(start - p->spec), EV_TERM_MAX);
+		return rec_ev_fail(p, -EINVAL, "empty event name at offset %zu of '%s'",
+				   (size_t)(start - p->spec), p->spec);
+	if ((size_t)(end - start) > REC_EV_TERM_MAX)
+		return rec_ev_fail(p, -EINVAL, "event name at offset %zu longer than %d bytes",
+				   (size_t)(start - p->spec), REC_EV_TERM_MAX);
 	return term_parse(p, start, (size_t)(end - start));
 }
 
 /* Group modifiers apply to members without their own level modifiers;
  * precise and the rest apply to every member. */
-static int group_mods(struct ev_parser *p, const char *s, size_t n)
+static int group_mods(struct rec_ev_parser *p, const char *s, size_t n)
 {
-	char what[64], all[EV_TERM_MAX + 1], rest[EV_TERM_MAX + 1];
-	struct ev_mods m, m_rest;
+	char what[64], all[REC_EV_TERM_MAX + 1], rest[REC_EV_TERM_MAX + 1];
+	struct rec_ev_mods m, m_rest;
 	size_t nrest = 0;
 
 	snprintf(what, sizeof(what), "group at offset %zu", (size_t)(s - p->spec));
 	if (!n)
-		return ev_fail(p, -EINVAL, "%s: empty modifier after ':'", what);
-	if (n > EV_TERM_MAX)
-		return ev_fail(p, -EINVAL, "%s: modifier longer than %d bytes", what, EV_TERM_MAX);
-	if (mods_parse(p, s, n, what, &m))
+		return rec_ev_fail(p, -EINVAL, "%s: empty modifier after ':'", what);
+	if (n > REC_EV_TERM_MAX)
+		return rec_ev_fail(p, -EINVAL, "%s: modifier longer than %d bytes", what, REC_EV_TERM_MAX);
+	if (rec_ev_mods_parse(p, s, n, what, &m))
 		return -EINVAL;
 	memcpy(all, s, n);
 	all[n] = 0;
@@ -892,7 +886,7 @@ static int group_mods(struct ev_parser *p, const char *s, size_t n)
 		const char *add = own ? rest : all;
 		char *name;
 
-		mods_apply(own ? &m_rest : &m, e);
+		rec_ev_mods_apply(own ? &m_rest : &m, e);
 		if (!*add)
 			continue;
 		/* The name shows the modifiers in effect: "cycles:u" + "k". */
@@ -904,7 +898,7 @@ static int group_mods(struct ev_parser *p, const char *s, size_t n)
 	return 0;
 }
 
-static int group_parse(struct ev_parser *p, const char **sp)
+static int group_parse(struct rec_ev_parser *p, const char **sp)
 {
 	const char *s = *sp + 1, *open = *sp;
 	int ret;
@@ -914,8 +908,8 @@ static int group_parse(struct ev_parser *p, const char **sp)
 	for (;;) {
 		s = skip_ws(s);
 		if (*s == '{')
-			return ev_fail(p, -EINVAL, "nested '{' at offset %zu: groups cannot nest",
-				       (size_t)(s - p->spec));
+			return rec_ev_fail(p, -EINVAL, "nested '{' at offset %zu: groups cannot nest",
+					   (size_t)(s - p->spec));
 		ret = term_next(p, &s);
 		if (ret)
 			return ret;
@@ -923,8 +917,8 @@ static int group_parse(struct ev_parser *p, const char **sp)
 		if (*s == '}')
 			break;
 		if (!*s)
-			return ev_fail(p, -EINVAL, "unbalanced '{' at offset %zu: missing '}'",
-				       (size_t)(open - p->spec));
+			return rec_ev_fail(p, -EINVAL, "unbalanced '{' at offset %zu: missing '}'",
+					   (size_t)(open - p->spec));
 		s++; /* ',' */
 	}
 	p->leader = -1;
@@ -944,7 +938,7 @@ static int group_parse(struct ev_parser *p, const char **sp)
 
 int rec_events_parse(struct rec_event_list *l, const char *spec, char *err, size_t errlen)
 {
-	struct ev_parser p = { l, spec, err, errlen, -1, 0 };
+	struct rec_ev_parser p = { l, spec, err, errlen, -1, 0 };
 	const char *s = spec;
 	size_t start_n;
 	int ret;
@@ -955,7 +949,7 @@ int rec_events_parse(struct rec_event_list *l, const char *spec, char *err, size
 		return -EINVAL;
 	start_n = l->n;
 	if (!*skip_ws(spec)) {
-		ret = ev_fail(&p, -EINVAL, "empty event list");
+		ret = rec_ev_fail(&p, -EINVAL, "empty event list");
 		goto out;
 	}
 	for (;;) {
@@ -963,8 +957,8 @@ int rec_events_parse(struct rec_event_list *l, const char *spec, char *err, size
 		if (*s == '{')
 			ret = group_parse(&p, &s);
 		else if (*s == '}')
-			ret = ev_fail(&p, -EINVAL, "unbalanced '}' at offset %zu of '%s'",
-				      (size_t)(s - spec), spec);
+			ret = rec_ev_fail(&p, -EINVAL, "unbalanced '}' at offset %zu of '%s'",
+					  (size_t)(s - spec), spec);
 		else
 			ret = term_next(&p, &s);
 		if (ret)
@@ -973,8 +967,8 @@ int rec_events_parse(struct rec_event_list *l, const char *spec, char *err, size
 		if (!*s)
 			break;
 		if (*s != ',') {
-			ret = ev_fail(&p, -EINVAL, "expected ',' at offset %zu of '%s'",
-				      (size_t)(s - spec), spec);
+			ret = rec_ev_fail(&p, -EINVAL, "expected ',' at offset %zu of '%s'",
+					  (size_t)(s - spec), spec);
 			goto out;
 		}
 		s++;
@@ -982,7 +976,7 @@ int rec_events_parse(struct rec_event_list *l, const char *spec, char *err, size
 	ret = 0;
 out:
 	if (ret == -ENOMEM)
-		ev_fail(&p, ret, "out of memory parsing events '%s'", spec);
+		rec_ev_fail(&p, ret, "out of memory parsing events '%s'", spec);
 	if (ret)
 		ev_truncate(l, start_n);
 	return ret;
@@ -1005,10 +999,10 @@ int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i)
 	/* Keep the level modifiers; precise_ip means nothing to a timer. */
 	last = name_mods(e);
 	if (last) {
-		char mods[EV_TERM_MAX + 1];
+		char mods[REC_EV_TERM_MAX + 1];
 
 		n = 0;
-		for (const char *c = last; *c && n < EV_TERM_MAX; c++)
+		for (const char *c = last; *c && n < REC_EV_TERM_MAX; c++)
 			if (*c != 'p')
 				mods[n++] = *c;
 		mods[n] = 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for record/synth.c, record/buildid.c and record/kernel.c:
+/* Unit tests for record/synthesize.c, record/buildid.c and record/kernel.c:
  * synthesized COMM/FORK/MMAP2 records have the kernel's layout and the
  * sample_id_all trailer of the first event; our own process synthesizes
  * into records naming our executable with its real build-id; build-ids
@@ -20,11 +20,25 @@
 
 #include <cmocka.h>
 
-#include "record/rec_internal.h"
+#include "record/buildid.h"
+#include "record/kernel.h"
+#include "record/stage.h"
+#include "record/synthesize.h"
+#include "record/target.h"
+#include "common/kallsyms.h"
 #include "common/util.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+/* The layout of records whose event has sample_type @st. */
+static void layout_init(struct amb_perf_layout *l, uint64_t st)
+{
+	struct perf_event_attr a = { 0 };
+
+	a.sample_type = st;
+	amb_perf_layout_init(l, &a);
+}
 
 static void ctx_init(struct rec_synth_ctx *x, struct amb_buf *bids)
 {
@@ -79,7 +93,7 @@ static void test_records(void **state)
 	struct rec_synth_ctx x;
 	struct rec_buildid bid = { .len = 20 };
 	struct rec_mmap2 m = { 0 };
-	struct rec_layout l;
+	struct amb_perf_layout l;
 	struct rec_stage st = { 0 };
 	const struct perf_event_header *h;
 	size_t off = 0;
@@ -143,7 +157,7 @@ static void test_records(void **state)
 	assert_int_equal(off, b.len);
 
 	/* The drain's time logic reads the same trailers. */
-	rec_layout_init(&l, ST);
+	layout_init(&l, ST);
 	st.layout = &l;
 	for (size_t o = 0; o < b.len; o += ((const struct perf_event_header *)(b.data + o))->size)
 		assert_int_equal(rec_stage_add(&st, b.data + o,
@@ -404,13 +418,13 @@ static void test_kallsyms(void **state)
 	uint64_t a;
 
 	(void)state;
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "_stext", &a), 0);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "_stext", &a), 0);
 	assert_int_equal(a, 0xffffffff81000200ull);
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "_etext", &a), 0);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "_etext", &a), 0);
 	assert_int_equal(a, 0xffffffff82000000ull);
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "foo", &a), 0);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "foo", &a), 0);
 	assert_int_equal(a, 0xffffffffc0001000ull);
-	assert_int_equal(rec_kallsyms_find(text, strlen(text), "_end", &a), -ENOENT);
+	assert_int_equal(amb_kallsyms_find(text, strlen(text), "_end", &a), -ENOENT);
 	assert_int_equal(rec_modules_parse(mods, strlen(mods), &m), 2);
 	assert_string_equal(m[0].name, "ext4");
 	assert_int_equal(m[0].addr, 0xffffffffc0000000ull);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/events_pmu.c - perf's "pmu/terms/mods" events in -e specs (and
- * "cycles/period=N/": a generic event with terms): the terms a user writes,
- * put into attr words through the formats and aliases pmu.c reads from
- * sysfs.  The rest of the grammar is events.c's.
+ * record/events/events_pmu.c - perf's "pmu/terms/mods" events in -e
+ * specs (and "cycles/period=N/": a generic event with terms): the terms a
+ * user writes, put into attr words through the formats and aliases pmu.c
+ * reads from sysfs.  The rest of the grammar is events.c's.
  */
-#include "record/events_internal.h"
 #include <amber/common.h>
+#include "record/events/events_pmu.h"
+#include "record/events/pmu.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -47,12 +48,12 @@ static const struct {
 
 /* One pmu/terms/ event being built. */
 struct pmu_ctx {
-	struct ev_parser *p;
+	struct rec_ev_parser *p;
 	const char *what;              /* the event as written, for messages */
 	const char *pmu_name;
 	struct rec_pmu *pmu;
 	struct perf_event_attr attr;   /* type and the config words */
-	char name[EV_TERM_MAX + 1];    /* the name= term, "" without one */
+	char name[REC_EV_TERM_MAX + 1];    /* the name= term, "" without one */
 	uint64_t period, freq;         /* the period= and freq= terms, 0 without */
 	size_t nr_pending;
 	struct {
@@ -128,8 +129,8 @@ static int names_nearest(char *buf, size_t size, const char *query, const char *
 		size_t len = strlen(names[i]);
 
 		r[i].i = i;
-		r[i].dist = len <= EV_DIST_MAX_LEN && qlen <= EV_DIST_MAX_LEN ?
-				    edit_distance(query, qlen, names[i], len) :
+		r[i].dist = len <= REC_EV_DIST_MAX_LEN && qlen <= REC_EV_DIST_MAX_LEN ?
+				    rec_ev_edit_distance(query, qlen, names[i], len) :
 				    UINT_MAX;
 	}
 	qsort(r, n, sizeof(*r), name_rank_cmp);
@@ -160,7 +161,7 @@ static int pmu_collect_name(void *ctx, const char *name)
 	return 0;
 }
 
-static int pmu_unknown(struct ev_parser *p, const char *what, const char *name)
+static int pmu_unknown(struct rec_ev_parser *p, const char *what, const char *name)
 {
 	struct amb_buf b = AMB_BUF_INIT;
 	char list[PMU_LIST_MAX];
@@ -170,8 +171,8 @@ static int pmu_unknown(struct ev_parser *p, const char *what, const char *name)
 	int ret;
 
 	if (!root[0])
-		return ev_fail(p, -ENOENT, "event '%s': unknown PMU '%s' (no PMUs are available)", what,
-			       name);
+		return rec_ev_fail(p, -ENOENT, "event '%s': unknown PMU '%s' (no PMUs are available)", what,
+				   name);
 	ret = rec_pmu_for_each(pmu_collect_name, &b);
 	v = (char **)b.data;
 	n = b.len / sizeof(*v);
@@ -183,10 +184,10 @@ static int pmu_unknown(struct ev_parser *p, const char *what, const char *name)
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0)
-		return ev_fail(p, -ENOENT, "event '%s': unknown PMU '%s' (cannot list %s: %s)", what,
-			       name, root, strerror(-ret));
-	return ev_fail(p, -ENOENT, "event '%s': unknown PMU '%s' (no %s/%s; PMUs, nearest first: %s)",
-		       what, name, root, name, list);
+		return rec_ev_fail(p, -ENOENT, "event '%s': unknown PMU '%s' (cannot list %s: %s)", what,
+				   name, root, strerror(-ret));
+	return rec_ev_fail(p, -ENOENT, "event '%s': unknown PMU '%s' (no %s/%s; PMUs, nearest first: %s)",
+			   what, name, root, name, list);
 }
 
 /* The format and event names of the PMU, each nearest to @key first. */
@@ -210,13 +211,13 @@ static int pmu_unknown_term(struct pmu_ctx *c, const char *key, const char *alia
 	if (ret)
 		return ret;
 	if (alias)
-		return ev_fail(c->p, -EINVAL,
-			       "event '%s': term '%s' of %s/%s/events/%s is not a format of PMU '%s' (formats: %s)",
-			       c->what, key, rec_pmu_root(), c->pmu_name, alias, c->pmu_name, formats);
-	return ev_fail(c->p, -ENOENT,
-		       "event '%s': PMU '%s' has no term '%s' (formats: %s; events: %s; "
-		       "and config, config1, config2, name)",
-		       c->what, c->pmu_name, key, formats, events);
+		return rec_ev_fail(c->p, -EINVAL,
+				   "event '%s': term '%s' of %s/%s/events/%s is not a format of PMU '%s' (formats: %s)",
+				   c->what, key, rec_pmu_root(), c->pmu_name, alias, c->pmu_name, formats);
+	return rec_ev_fail(c->p, -ENOENT,
+			   "event '%s': PMU '%s' has no term '%s' (formats: %s; events: %s; "
+			   "and config, config1, config2, name)",
+			   c->what, c->pmu_name, key, formats, events);
 }
 
 static int pmu_terms(struct pmu_ctx *c, const char *s, size_t len, const char *alias);
@@ -235,8 +236,8 @@ static int pmu_alias(struct pmu_ctx *c, const char *name, bool *found)
 			return 0;
 		if (err == ENOMEM)
 			return -ENOMEM;
-		return ev_fail(c->p, -err, "event '%s': cannot read %s/%s/events/%s: %s", c->what,
-			       rec_pmu_root(), c->pmu_name, name, strerror(err));
+		return rec_ev_fail(c->p, -err, "event '%s': cannot read %s/%s/events/%s: %s", c->what,
+				   rec_pmu_root(), c->pmu_name, name, strerror(err));
 	}
 	ret = pmu_terms(c, text, strlen(text), name);
 	free(text);
@@ -247,8 +248,8 @@ static int pmu_alias(struct pmu_ctx *c, const char *name, bool *found)
 static int pmu_pending_add(struct pmu_ctx *c, const char *key, const char *alias)
 {
 	if (c->nr_pending == PMU_PENDING_MAX)
-		return ev_fail(c->p, -EINVAL, "event '%s': events/%s asks for more than %d terms",
-			       c->what, alias, PMU_PENDING_MAX);
+		return rec_ev_fail(c->p, -EINVAL, "event '%s': events/%s asks for more than %d terms",
+				   c->what, alias, PMU_PENDING_MAX);
 	snprintf(c->pending[c->nr_pending].term, sizeof(c->pending[0].term), "%s", key);
 	snprintf(c->pending[c->nr_pending].alias, sizeof(c->pending[0].alias), "%s", alias);
 	c->nr_pending++;
@@ -276,20 +277,20 @@ static int pmu_format_term(struct pmu_ctx *c, const char *key, const struct rec_
 	if (val && vlen == 1 && *val == '?') {
 		if (alias)
 			return pmu_pending_add(c, key, alias);
-		return ev_fail(c->p, -EINVAL, "event '%s': term '%s' needs a number, not '?'",
-			       c->what, key);
+		return rec_ev_fail(c->p, -EINVAL, "event '%s': term '%s' needs a number, not '?'",
+				   c->what, key);
 	}
 	if (val && !pmu_value(val, vlen, &v))
-		return ev_fail(c->p, -EINVAL,
-			       "event '%s': term '%s': bad value '%.*s' (a decimal or 0x hex number of 64 bits at most)",
-			       c->what, key, (int)vlen, val);
+		return rec_ev_fail(c->p, -EINVAL,
+				   "event '%s': term '%s': bad value '%.*s' (a decimal or 0x hex number of 64 bits at most)",
+				   c->what, key, (int)vlen, val);
 	if (rec_pmu_field_set(f, v, &c->attr)) {
 		assert(f->width < 64);
-		return ev_fail(c->p, -EINVAL,
-			       "event '%s': value 0x%" PRIx64 " of term '%s' does not fit its %u bit%s "
-			       "(at most 0x%" PRIx64 ")",
-			       c->what, v, key, f->width, f->width == 1 ? "" : "s",
-			       ((uint64_t)1 << f->width) - 1);
+		return rec_ev_fail(c->p, -EINVAL,
+				   "event '%s': value 0x%" PRIx64 " of term '%s' does not fit its %u bit%s "
+				   "(at most 0x%" PRIx64 ")",
+				   c->what, v, key, f->width, f->width == 1 ? "" : "s",
+				   ((uint64_t)1 << f->width) - 1);
 	}
 	pmu_pending_clear(c, key);
 	return 0;
@@ -314,8 +315,8 @@ static int pmu_term(struct pmu_ctx *c, const char *t, size_t n, const char *alia
 	while (n && isspace((unsigned char)t[n - 1]))
 		n--;
 	if (!n)
-		return ev_fail(c->p, -EINVAL, "event '%s': empty term%s%s", c->what,
-			       alias ? " in events/" : "", alias ? alias : "");
+		return rec_ev_fail(c->p, -EINVAL, "event '%s': empty term%s%s", c->what,
+				   alias ? " in events/" : "", alias ? alias : "");
 	eq = memchr(t, '=', n);
 	klen = eq ? (size_t)(eq - t) : n;
 	while (klen && isspace((unsigned char)t[klen - 1]))
@@ -329,20 +330,20 @@ static int pmu_term(struct pmu_ctx *c, const char *t, size_t n, const char *alia
 		}
 	}
 	if (!klen)
-		return ev_fail(c->p, -EINVAL, "event '%s': term '%.*s' has no name before '='", c->what,
-			       (int)n, t);
+		return rec_ev_fail(c->p, -EINVAL, "event '%s': term '%.*s' has no name before '='", c->what,
+				   (int)n, t);
 	if (klen > PMU_KEY_MAX)
-		return ev_fail(c->p, -EINVAL, "event '%s': term name '%.*s...' longer than %d bytes",
-			       c->what, 16, t, PMU_KEY_MAX);
+		return rec_ev_fail(c->p, -EINVAL, "event '%s': term name '%.*s...' longer than %d bytes",
+				   c->what, 16, t, PMU_KEY_MAX);
 	memcpy(key, t, klen);
 	key[klen] = 0;
 
 	/* perf's fixed terms come before the PMU's own names. */
 	if (!strcmp(key, "config") || !strcmp(key, "config1") || !strcmp(key, "config2")) {
 		if (!val || !pmu_value(val, vlen, &v))
-			return ev_fail(c->p, -EINVAL,
-				       "event '%s': term '%s' needs a decimal or 0x hex value of 64 bits at most",
-				       c->what, key);
+			return rec_ev_fail(c->p, -EINVAL,
+					   "event '%s': term '%s' needs a decimal or 0x hex value of 64 bits at most",
+					   c->what, key);
 		if (!strcmp(key, "config"))
 			c->attr.config = v;
 		else if (!strcmp(key, "config1"))
@@ -353,14 +354,14 @@ static int pmu_term(struct pmu_ctx *c, const char *t, size_t n, const char *alia
 	}
 	if (!strcmp(key, "name")) {
 		if (!val || !vlen)
-			return ev_fail(c->p, -EINVAL, "event '%s': term 'name' needs a value", c->what);
+			return rec_ev_fail(c->p, -EINVAL, "event '%s': term 'name' needs a value", c->what);
 		snprintf(c->name, sizeof(c->name), "%.*s", (int)vlen, val);
 		return 0;
 	}
 	if (!strcmp(key, "period") || !strcmp(key, "freq")) {
 		if (!val || !pmu_value(val, vlen, &v) || !v)
-			return ev_fail(c->p, -EINVAL, "event '%s': term '%s' needs a number above 0",
-				       c->what, key);
+			return rec_ev_fail(c->p, -EINVAL, "event '%s': term '%s' needs a number above 0",
+					   c->what, key);
 		if (!strcmp(key, "period"))
 			c->period = v;
 		else
@@ -369,15 +370,15 @@ static int pmu_term(struct pmu_ctx *c, const char *t, size_t n, const char *alia
 	}
 	for (size_t i = 0; i < AMB_ARRAY_SIZE(pmu_unsupported_terms); i++)
 		if (!strcmp(key, pmu_unsupported_terms[i].name))
-			return ev_fail(c->p, -EINVAL, "event '%s': term '%s' is not supported: %s",
-				       c->what, key, pmu_unsupported_terms[i].why);
+			return rec_ev_fail(c->p, -EINVAL, "event '%s': term '%s' is not supported: %s",
+					   c->what, key, pmu_unsupported_terms[i].why);
 
 	/* A generic event with terms (cycles/period=1000/) has no PMU to
 	 * give formats or aliases: the fixed terms above are all it takes. */
 	if (!c->pmu)
-		return ev_fail(c->p, -EINVAL,
-			       "event '%s': '%s' takes only the terms config, config1, config2, name, "
-			       "period and freq (no term '%s')", c->what, c->pmu_name, key);
+		return rec_ev_fail(c->p, -EINVAL,
+				   "event '%s': '%s' takes only the terms config, config1, config2, name, "
+				   "period and freq (no term '%s')", c->what, c->pmu_name, key);
 	/* perf's event=ALIAS spelling of an alias. */
 	if (!alias && val && !strcmp(key, "event") && !pmu_value(val, vlen, &v) &&
 	    !(vlen == 1 && *val == '?') && vlen <= PMU_KEY_MAX) {
@@ -394,19 +395,19 @@ static int pmu_term(struct pmu_ctx *c, const char *t, size_t n, const char *alia
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret == -EINVAL)
-		return ev_fail(c->p, -EINVAL, "event '%s': malformed format file %s/%s/format/%s",
-			       c->what, rec_pmu_root(), c->pmu_name, key);
+		return rec_ev_fail(c->p, -EINVAL, "event '%s': malformed format file %s/%s/format/%s",
+				   c->what, rec_pmu_root(), c->pmu_name, key);
 	if (ret != -ENOENT)
-		return ev_fail(c->p, ret, "event '%s': cannot read %s/%s/format/%s: %s", c->what,
-			       rec_pmu_root(), c->pmu_name, key, strerror(-ret));
+		return rec_ev_fail(c->p, ret, "event '%s': cannot read %s/%s/format/%s: %s", c->what,
+				   rec_pmu_root(), c->pmu_name, key, strerror(-ret));
 	/* Aliases do not nest: their terms are formats and fixed terms. */
 	if (!alias) {
 		if (val) {
 			for (size_t i = 0; i < rec_pmu_nr_events(c->pmu); i++)
 				if (!strcasecmp(rec_pmu_event_name(c->pmu, i), key))
-					return ev_fail(c->p, -EINVAL,
-						       "event '%s': '%s' is an event of PMU '%s' and takes no value",
-						       c->what, key, c->pmu_name);
+					return rec_ev_fail(c->p, -EINVAL,
+							   "event '%s': '%s' is an event of PMU '%s' and takes no value",
+							   c->what, key, c->pmu_name);
 		} else {
 			ret = pmu_alias(c, key, &found);
 			if (ret || found)
@@ -439,32 +440,32 @@ static int pmu_terms(struct pmu_ctx *c, const char *s, size_t len, const char *a
 }
 
 /* "pmu/terms/mods" (perf's event_pmu): @t holds at least one '/'. */
-int ev_pmu_parse(struct ev_parser *p, const char *t, size_t len)
+int rec_ev_pmu_parse(struct rec_ev_parser *p, const char *t, size_t len)
 {
-	char what[EV_TERM_MAX + 1], pmu_name[EV_TERM_MAX + 1];
+	char what[REC_EV_TERM_MAX + 1], pmu_name[REC_EV_TERM_MAX + 1];
 	const char *open = memchr(t, '/', len), *close, *modstr;
 	struct pmu_ctx *c = NULL;
 	struct rec_event *e;
-	struct ev_mods mods;
+	struct rec_ev_mods mods;
 	size_t modlen;
 	int ret;
 
 	assert(open);
 	snprintf(what, sizeof(what), "%.*s", (int)len, t);
 	if (open == t)
-		return ev_fail(p, -EINVAL, "event '%s': empty PMU name before '/'", what);
+		return rec_ev_fail(p, -EINVAL, "event '%s': empty PMU name before '/'", what);
 	close = memchr(open + 1, '/', (size_t)(t + len - open - 1));
 	if (!close)
-		return ev_fail(p, -EINVAL, "event '%s': missing closing '/' after the terms", what);
+		return rec_ev_fail(p, -EINVAL, "event '%s': missing closing '/' after the terms", what);
 	modstr = close + 1;
 	modlen = (size_t)(t + len - modstr);
 	/* perf writes "cpu/.../u"; "cpu/.../:u" reads as amber's other names. */
 	if (modlen && *modstr == ':') {
 		modstr++;
 		if (!--modlen)
-			return ev_fail(p, -EINVAL, "event '%s': empty modifier after ':'", what);
+			return rec_ev_fail(p, -EINVAL, "event '%s': empty modifier after ':'", what);
 	}
-	ret = mods_parse(p, modstr, modlen, what, &mods);
+	ret = rec_ev_mods_parse(p, modstr, modlen, what, &mods);
 	if (ret)
 		return ret;
 	snprintf(pmu_name, sizeof(pmu_name), "%.*s", (int)(open - t), t);
@@ -482,7 +483,7 @@ int ev_pmu_parse(struct ev_parser *p, const char *t, size_t len)
 		uint64_t config;
 		uint32_t type;
 
-		ret = builtin_find(p, pmu_name, strlen(pmu_name), &type, &config, &spelling);
+		ret = rec_ev_builtin_find(p, pmu_name, strlen(pmu_name), &type, &config, &spelling);
 		if (ret > 0) {
 			c->attr.type = type;
 			c->attr.config = config;
@@ -492,11 +493,11 @@ int ev_pmu_parse(struct ev_parser *p, const char *t, size_t len)
 		}
 	}
 	else if (ret == -EINVAL)
-		ret = ev_fail(p, ret, "event '%s': malformed %s/%s/type (not a 32-bit number)", what,
-			      rec_pmu_root(), pmu_name);
+		ret = rec_ev_fail(p, ret, "event '%s': malformed %s/%s/type (not a 32-bit number)", what,
+				  rec_pmu_root(), pmu_name);
 	else if (ret && ret != -ENOMEM)
-		ret = ev_fail(p, ret, "event '%s': cannot read PMU %s/%s: %s", what, rec_pmu_root(),
-			      pmu_name, strerror(-ret));
+		ret = rec_ev_fail(p, ret, "event '%s': cannot read PMU %s/%s: %s", what, rec_pmu_root(),
+				  pmu_name, strerror(-ret));
 	if (ret)
 		goto out;
 	if (c->pmu)
@@ -505,16 +506,16 @@ int ev_pmu_parse(struct ev_parser *p, const char *t, size_t len)
 	if (ret)
 		goto out;
 	if (c->period && c->freq) {
-		ret = ev_fail(p, -EINVAL, "event '%s': period= and freq= exclude each other", what);
+		ret = rec_ev_fail(p, -EINVAL, "event '%s': period= and freq= exclude each other", what);
 		goto out;
 	}
 	if (c->nr_pending) {
-		ret = ev_fail(p, -EINVAL, "event '%s': term '%s' needs a value (events/%s has %s=?)",
-			      what, c->pending[0].term, c->pending[0].alias, c->pending[0].term);
+		ret = rec_ev_fail(p, -EINVAL, "event '%s': term '%s' needs a value (events/%s has %s=?)",
+				  what, c->pending[0].term, c->pending[0].alias, c->pending[0].term);
 		goto out;
 	}
 	/* The name is the spec as written, or name= with the modifiers. */
-	e = c->name[0] ? ev_add(p, c->name, strlen(c->name), modstr, modlen) : ev_add(p, t, len, "", 0);
+	e = c->name[0] ? rec_ev_add(p, c->name, strlen(c->name), modstr, modlen) : rec_ev_add(p, t, len, "", 0);
 	if (!e) {
 		ret = -ENOMEM;
 		goto out;
@@ -525,7 +526,7 @@ int ev_pmu_parse(struct ev_parser *p, const char *t, size_t len)
 	e->attr.config2 = c->attr.config2;
 	e->period = c->period;
 	e->freq = c->freq;
-	mods_apply(&mods, e);
+	rec_ev_mods_apply(&mods, e);
 out:
 	rec_pmu_free(c->pmu);
 	free(c);

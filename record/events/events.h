@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record/events/events.h - the events of -e (events.c): perf-style specs
+ * into perf_event_attr templates, the fallback for a missing PMU, and the
+ * listing of --list-events.  The rest of the recorder sees the parser
+ * only through this header.
+ */
+#ifndef AMB_REC_EVENTS_H
+#define AMB_REC_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * One event to open, as parsed from -e (after glob expansion).  events.c
+ * fills attr.type, attr.config, config1/config2, bp_*, the exclude_* bits
+ * and precise_ip from the name and its modifiers; the sampling settings
+ * (sample_type, period/freq, callchains, ...) are applied later by the
+ * caller.
+ */
+struct rec_event {
+	struct perf_event_attr attr;
+	char *name;          /* canonical name, e.g. "cpu-clock:u", "sched:sched_switch" */
+	int leader;          /* index of the group leader in the list; own index if leader; -1 if not grouped */
+	bool tracepoint;
+	char *tp_system;     /* tracepoints: "sched" */
+	char *tp_event;      /* tracepoints: "sched_switch" */
+	bool fallback;       /* opened in place of an unavailable event */
+	bool user_modifiers; /* the spec had explicit :u/:k modifiers */
+	uint64_t period;     /* period= term: this event's -c; 0: the command line's */
+	uint64_t freq;       /* freq= term: this event's -F; 0: the command line's */
+};
+
+struct rec_event_list {
+	struct rec_event *v;
+	size_t n, cap;       /* events, and room for them in @v */
+};
+
+/*
+ * Parse an -e argument (perf syntax: "a,b", "{a,b}", "name:ukp", "rNNNN",
+ * "sys:name", "sys:*", libpfm4 names such as "INST_RETIRED.ANY", PMU
+ * events "pmu/term=value,.../mods" read through pmu.c) and append
+ * its events to @l.  On error returns a negative errno and writes a message
+ * for the user into @err (for an unknown name it lists the nearest known
+ * names): -ENOENT unknown event, -EINVAL bad syntax, -ENOMEM.
+ */
+int rec_events_parse(struct rec_event_list *l, const char *spec, char *err, size_t errlen);
+
+/* Replace the event at @i by cpu-clock with the same modifiers, marking it
+ * as a fallback (for "cycles" on machines without a PMU). Returns 0 or -errno. */
+int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i);
+
+/* Free the names and the array; @l is left empty. */
+void rec_events_free(struct rec_event_list *l);
+
+/*
+ * Print to @out every event this machine can open (probing each with
+ * perf_event_open), grouped by kind as `perf list` does, filtered by the
+ * glob @pattern (NULL = all).  The events of the sysfs PMUs are listed as
+ * "pmu/event/" without a probe (many only count).  Returns 0 or -errno.
+ */
+int rec_events_list(FILE *out, const char *pattern);
+
+#endif /* AMB_REC_EVENTS_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record/events/events_internal.h - the pieces of the -e parser (events.c:
+ * the grammar, generic names, tracepoints, libpfm4, listing) that
+ * events_pmu.c (pmu/terms/ events) builds on: the state of one parse, the
+ * modifiers, and the functions events.c lends it.
+ */
+#ifndef AMB_REC_EVENTS_INTERNAL_H
+#define AMB_REC_EVENTS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <amber/common.h>
+#include "record/events/events.h"
+
+/* The EVENT_ATTR name field holds up to 1024 bytes (docs/FORMAT.md §7). */
+#define REC_EV_TERM_MAX 512
+/* Names longer than this are never suggested (edit distance rows). */
+#define REC_EV_DIST_MAX_LEN 96
+
+/* perf's event modifiers (":ukp"), as parsed. */
+struct rec_ev_mods {
+	bool u, k, h, guest, host, idle, pinned;
+	unsigned precise;
+};
+
+/* One rec_events_parse() call. */
+struct rec_ev_parser {
+	struct rec_event_list *l;
+	const char *spec;
+	char *err;
+	size_t errlen;
+	int leader;            /* group leader index while inside { }, else -1 */
+	size_t group_start;    /* first member index of the current group */
+};
+
+/* Write the message for the user into p->err (printf-style @fmt);
+ * returns @ret, so that a parser can `return rec_ev_fail(p, -EINVAL, ...)`. */
+AMB_PRINTF(3, 4)
+int rec_ev_fail(struct rec_ev_parser *p, int ret, const char *fmt, ...);
+
+/* Append an event named @name (@len bytes) with ":@mods" when @modlen, in
+ * the current group.  NULL when out of memory (the list is unchanged). */
+struct rec_event *rec_ev_add(struct rec_ev_parser *p, const char *name, size_t len,
+			     const char *mods, size_t modlen);
+
+/* Parse modifier letters @s (@n bytes) of event @what into @m.  Returns 0
+ * or -EINVAL through rec_ev_fail(). */
+int rec_ev_mods_parse(struct rec_ev_parser *p, const char *s, size_t n, const char *what,
+		      struct rec_ev_mods *m);
+
+/* Apply @m to @e's attr (perf's rules: first of u/k/h excludes the other
+ * levels, p raises precise_ip). */
+void rec_ev_mods_apply(const struct rec_ev_mods *m, struct rec_event *e);
+
+/* Resolve a generic hardware, software, cache or raw name: 1 with
+ * type/config/spelling filled, 0 if @s is none of these, or -EINVAL
+ * (through rec_ev_fail) for a cache operation the cache does not have. */
+int rec_ev_builtin_find(struct rec_ev_parser *p, const char *s, size_t len, uint32_t *type,
+			uint64_t *config, const char **spelling);
+
+/* Levenshtein distance of @a (@la bytes) and @b (@lb bytes), both at most
+ * REC_EV_DIST_MAX_LEN long. */
+unsigned rec_ev_edit_distance(const char *a, size_t la, const char *b, size_t lb);
+
+#endif /* AMB_REC_EVENTS_INTERNAL_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record/options.h - the command line of amber-rec (options.c): struct
+ * rec_opts, its defaults, and the ring size chosen when -m is not given.
+ */
+#ifndef AMB_REC_OPTIONS_H
+#define AMB_REC_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum rec_callgraph {
+	REC_CG_NONE = 0,
+	REC_CG_FP,      /* PERF_SAMPLE_CALLCHAIN walked by the kernel */
+	REC_CG_DWARF,   /* user registers + stack copy, unwound by analyze */
+};
+
+#define REC_DEFAULT_FREQ        4000u
+#define REC_DEFAULT_STACK_SIZE  32768u   /* issue 5 measures this choice */
+#define REC_DEFAULT_FLUSH_MS    1000u
+#define REC_DEFAULT_OUTPUT      "trace.amber"
+
+/* The command line, as rec_opts_parse() understood it. */
+struct rec_opts {
+	char **event_specs;        /* -e arguments, in order (not owned strings) */
+	size_t nr_event_specs, cap_event_specs;
+	const char *output;
+	unsigned freq;             /* -F; 0 when -c is used */
+	uint64_t period;           /* -c; 0 = use freq */
+	enum rec_callgraph callgraph;
+	uint32_t stack_size;       /* --call-graph dwarf,SIZE */
+	bool data;                 /* -d */
+	bool branch;               /* --branch */
+	unsigned mmap_pages;       /* -m; 0 = chosen from the sampling mode */
+	int zstd_level;            /* -z */
+	unsigned flush_ms;         /* --flush-interval */
+	bool sync;                 /* --sync: fdatasync every block */
+	int embed;                 /* --embed[=hit|all]: enum rec_embed_mode */
+	int kallsyms;              /* --kallsyms=auto|used|all: enum rec_ksyms_mode */
+	double duration;           /* --duration seconds; 0 = until the end */
+	pid_t *pids;               /* -p (malloc'ed) */
+	size_t nr_pids, cap_pids;
+	pid_t *tids;               /* -t (malloc'ed) */
+	size_t nr_tids, cap_tids;
+	bool system_wide;          /* -a */
+	const char *cpulist;       /* -C */
+	bool list_events;          /* --list-events [PATTERN] */
+	const char *list_pattern;
+	bool help, version;
+	char **argv;               /* the command after the options, or NULL */
+	int argc;
+};
+
+/*
+ * Parse the command line into @o (zeroed and filled with defaults first).
+ * getopt_long state is reset, so this may be called more than once.
+ * Returns 0, or -EINVAL with a message for the user in @err.  Free with
+ * rec_opts_free(), also after an error.  Strings point into @argv.
+ */
+int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen);
+/* Free the arrays rec_opts_parse() allocated and zero @o (NULL-safe). */
+void rec_opts_free(struct rec_opts *o);
+
+/* Default dwarf rings: REC_RING_HOLD_MS of samples, at least MIN_BYTES and
+ * at most MAX_BYTES per CPU, all CPUs' rings together within BUDGET. */
+#define REC_RING_HOLD_MS    100u
+#define REC_RING_MIN_BYTES  (8ull << 20)
+#define REC_RING_MAX_BYTES  (32ull << 20)
+#define REC_RING_BUDGET     (256ull << 20)
+
+/* Ring pages (of @page_size bytes) to use when -m is not given, by sampling
+ * mode, frequency and stack copy size, for rings on @nr_cpus CPUs. */
+unsigned rec_opts_default_pages(const struct rec_opts *o, size_t nr_cpus, size_t page_size);
+
+#endif /* AMB_REC_OPTIONS_H */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record/target.h - what to record (target.c): a forked command, the
+ * threads of -p/-t, the CPUs.
+ */
+#ifndef AMB_REC_TARGET_H
+#define AMB_REC_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "record/options.h"
+
+enum rec_target_kind {
+	REC_TARGET_CMD,     /* a command we fork and exec */
+	REC_TARGET_PID,     /* -p: all threads of running processes */
+	REC_TARGET_TID,     /* -t: single threads */
+	REC_TARGET_SYSTEM,  /* -a or -C: every task on the CPUs (while a
+			     * command runs, when one is given) */
+};
+
+/* What is recorded: CPUs, threads and processes, and the forked command. */
+struct rec_target {
+	enum rec_target_kind kind;
+	int *cpus;          /* CPUs to open events on */
+	size_t nr_cpus;
+	pid_t *threads;     /* per-thread opens (PID/TID), or the child (CMD) */
+	size_t nr_threads, cap_threads;
+	pid_t *procs;       /* processes to synthesize (PID/TID: their tgids) */
+	size_t nr_procs, cap_procs;
+	pid_t child;        /* the forked command (CMD, or SYSTEM with one), else 0 */
+	int go_fd;          /* CMD: writing a byte lets the child exec */
+	int err_fd;         /* CMD: carries errno of a failed exec (CLOEXEC pipe) */
+};
+
+/*
+ * Fill @t from @o: the CPU list (-C or every online CPU), the threads of
+ * -p/-t (read from /proc/PID/task), or fork the command, which then waits
+ * until rec_target_start().  Errors: -ESRCH for a missing process (message
+ * in @err), -EINVAL for a bad CPU list, -errno from fork/pipe.
+ */
+int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, size_t errlen);
+
+/* CMD: let the child exec.  Returns 0, or -errno of a failed exec. */
+int rec_target_start(struct rec_target *t);
+
+/* True while at least one target process still exists (always true for
+ * SYSTEM).  CMD: reaps the child and stores its wait status. */
+bool rec_target_alive(struct rec_target *t, int *wstatus);
+
+/* Kill and reap a CMD child that never ran; free the arrays. */
+void rec_target_free(struct rec_target *t);
+
+/* Read the threads of process @pid from /proc/PID/task into a malloc'ed
+ * array.  Returns the count or -errno (-ESRCH when it does not exist). */
+int rec_proc_threads(pid_t pid, pid_t **out);
+
+/* waitpid(@pid, @wstatus, 0), retried on EINTR.  Returns waitpid's value. */
+pid_t rec_reap(pid_t pid, int *wstatus);
+
+#endif /* AMB_REC_TARGET_H */
