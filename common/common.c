@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* common/common.c - the warning callback and the growable byte buffer. */
 #include <amber/common.h>
+#include "common/util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,25 +36,12 @@ void amb_warn(const char *fmt, ...)
 
 int amb_buf_reserve(struct amb_buf *b, size_t extra)
 {
-	size_t need, cap;
-	uint8_t *p;
-
 	/* No real buffer gets near half the address space; refusing such
-	 * sizes early keeps the doubling below from overflowing. */
+	 * sizes early keeps the doubling from overflowing. */
 	if (extra > SIZE_MAX / 4 - b->len)
 		return -ENOMEM;
-	need = b->len + extra;
-	if (need <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p)
-		return -ENOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
+	return amb_ensure_cap((void **)&b->data, &b->cap, 1,
+			      b->len + extra > 256 ? b->len + extra : 256);
 }
 
 int amb_buf_append(struct amb_buf *b, const void *p, size_t n)
