@@ -796,6 +796,24 @@ bool ana_perfdata_probe(const void *head, size_t len)
 	return m == PERF_MAGIC2 || m == bswap_64(PERF_MAGIC2);
 }
 
+bool ana_perfdata_hint(const char *path)
+{
+	uint8_t head[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool is;
+
+	if (fd < 0)
+		return false;
+	is = read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
+	     ana_perfdata_probe(head, sizeof(head));
+	close(fd);
+	if (is)
+		amb_errmsg_set("%s is a perf.data file (written by perf record), not an .amber "
+			       "recording: convert it with 'amber-analyze import %s -o FILE.amber'",
+			       path, path);
+	return is;
+}
+
 static int open_mem(struct ana_perfdata *pd)
 {
 	uint64_t magic, hsize, entry, aoff, asize;

@@ -63,6 +63,13 @@ struct ana_perfdata;
 bool ana_perfdata_probe(const void *head, size_t len);
 
 /*
+ * When the file @path is a perf.data, set amb_errmsg() to a message that
+ * says so and how to convert it, and return true; commands call it when
+ * a file is no .amber (AMB_E_MAGIC).
+ */
+bool ana_perfdata_hint(const char *path);
+
+/*
  * Open the perf.data @path (mapped read-only) or the @len bytes at @data
  * (borrowed; they must outlive the object), and read its header, attrs
  * and feature sections.  Errors, with a detail in amb_errmsg():
