@@ -188,7 +188,7 @@ static int flush_round(struct importer *im)
 {
 	int err = 0;
 
-	if (im->sample_id_all)
+	if (im->sample_id_all && im->npend > 1)
 		qsort(im->pend, im->npend, sizeof(*im->pend), cmp_pend);
 	for (size_t i = 0; i < im->npend && !err; i++) {
 		const struct pend *p = &im->pend[i];

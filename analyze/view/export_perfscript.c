@@ -27,12 +27,14 @@
 
 enum {
 	PF_CPU = 1u << 0, PF_PERIOD = 1u << 1, PF_TRACE = 1u << 2, PF_IP = 1u << 3,
-	PF_CALLCHAIN = 1u << 4, PF_ADDR = 1u << 5, PF_TIME = 1u << 6, PF_TID = 1u << 7,
+	PF_CALLCHAIN = 1u << 4, PF_TIME = 1u << 6, PF_TID = 1u << 7,
 };
 
 struct pscript {
 	struct ana_pipeline *p;
 	struct ana_thread *t;   /* of the sample being printed */
+	bool unwound;           /* its user frames come from the DWARF unwinder */
+	unsigned user_frames;   /* of them, printed so far */
 	struct ana_tp *tp;
 	struct ana_out out;
 	struct amb_buf tmp;
@@ -59,10 +61,9 @@ static unsigned event_fields(const struct ana_event *e)
 			f |= PF_IP | PF_CALLCHAIN;
 		return f;
 	}
-	if (st & PERF_SAMPLE_PERIOD)
-		f |= PF_PERIOD;
-	if (st & PERF_SAMPLE_ADDR)
-		f |= PF_ADDR;
+	/* perf shows a period also when samples carry none (attr's), never
+	 * the data address unless asked. */
+	f |= PF_PERIOD;
 	if (st & PERF_SAMPLE_IP)
 		f |= PF_IP;
 	if (st & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER))
@@ -105,22 +106,33 @@ static int print_frame(void *ctx, const struct ana_loc *walked, unsigned depth)
 	struct ana_out *o = &ps->out;
 	struct ana_loc l;
 	const struct ana_loc *loc = &l;
+	uint64_t addr = walked->addr;
+	bool inl;
 
 	(void)depth;
 	if (walked->kind == ANA_LOC_TRUNCATED)
 		return 0;
+	/* perf's DWARF unwinder reports a caller's frame at its return
+	 * address - 1, the call instruction. */
+	if (ps->unwound && !walked->kernel && ps->user_frames++ > 0)
+		addr--;
 	/* perf names a return address by the symbol at it, not at the call
 	 * before it (as the walk does): a call that ends a function shows as
 	 * the next function, +0x0. */
+	/* perf lists inlined functions for what its DWARF unwinder found,
+	 * with the offset of the function they are inlined into. */
+	inl = ps->inline_frames || (ps->unwound && !walked->kernel);
 	ana_machine_resolve(ana_pipeline_machine(ps->p), ps->t,
 			    walked->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
-			    walked->addr, walked->addr, ps->inline_frames ? ANA_SYM_INLINE : 0, &l);
-	if (ps->inline_frames && loc->kind == ANA_LOC_SYM) {
+			    addr, addr, inl ? ANA_SYM_INLINE : 0, &l);
+	if (inl && loc->kind == ANA_LOC_SYM) {
 		for (unsigned i = 0; i < loc->sym->nr_inl; i++) {
 			ana_out_char(o, '\t');
 			ana_out_x64(o, frame_addr(loc), 16);
 			ana_out_char(o, ' ');
 			ana_out_str(o, loc->sym->inl[i].name);
+			ana_out_write(o, "+0x", 3);
+			ana_out_x64(o, loc->offset, 0);
 			ana_out_write(o, " (inlined)\n", 11);
 		}
 	}
@@ -164,7 +176,9 @@ static int on_sample(void *ctx, const struct ana_sample *s, struct ana_thread *t
 		ana_out_write(o, ": ", 2);
 	}
 	if (f & PF_PERIOD) {
-		ana_out_u64(o, s->period, 10, ' ');
+		bool has = s->evt && (s->evt->attr.sample_type & PERF_SAMPLE_PERIOD);
+
+		ana_out_u64(o, has || !s->evt ? s->period : s->evt->attr.sample_period, 10, ' ');
 		ana_out_char(o, ' ');
 	}
 	ana_out_str_right(o, s->evt ? s->evt->name : "[unknown]", ps->name_width);
@@ -174,12 +188,12 @@ static int on_sample(void *ctx, const struct ana_sample *s, struct ana_thread *t
 		if (ps->tp && !ana_tp_format(ps->tp, s->raw, s->raw_size, &ps->tmp))
 			ana_out_str(o, (const char *)ps->tmp.data);
 	}
-	if (f & PF_ADDR)
-		ana_out_x64(o, s->addr, 16);
 	if (f & PF_IP) {
 		if (chain) {
 			ana_out_char(o, '\n');
 			ps->t = t;
+			ps->unwound = s->user_stack_size && s->user_abi;
+			ps->user_frames = 0;
 			ana_pipeline_walk(ps->p, t, s, want, 0, print_frame, ps);
 		} else {
 			struct ana_loc loc;
