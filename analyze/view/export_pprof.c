@@ -105,11 +105,14 @@ static int64_t str_index(struct pprof *pp, const char *s)
 	return (int64_t)pp->nr_strs++;
 }
 
-static bool map_eq(uint64_t stored, const void *key)
+static bool map_eq(const struct pmap *a, const struct pmap *b)
 {
-	const struct pmap *a = (const struct pmap *)(uintptr_t)stored, *b = key;
-
 	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff && a->dso == b->dso;
+}
+
+static uint64_t map_hash(const struct pmap *m)
+{
+	return amb_hash_u64(m->start ^ amb_hash_u64(m->pgoff ^ (uintptr_t)m->dso));
 }
 
 /* Mapping ids are indices + 1 into pp->maps; the table is keyed by index. */
@@ -122,7 +125,7 @@ static bool map_idx_eq(uint64_t stored, const void *key)
 {
 	const struct map_lookup *k = key;
 
-	return map_eq((uintptr_t)&k->pp->maps[stored], &k->m);
+	return map_eq(&k->pp->maps[stored], &k->m);
 }
 
 static uint64_t mapping_of(struct pprof *pp, const struct ana_xloc *l)
@@ -143,7 +146,7 @@ static uint64_t mapping_of(struct pprof *pp, const struct ana_xloc *l)
 		k.m.end = l->map.end;
 		k.m.pgoff = l->map.pgoff;
 		k.m.dso = l->map.dso;
-		h = amb_hash_u64(k.m.start ^ amb_hash_u64(k.m.pgoff ^ (uintptr_t)k.m.dso));
+		h = map_hash(&k.m);
 		v = amb_hashmap_find(&pp->maps_by_key, h, map_idx_eq, &k);
 		if (v)
 			return (uintptr_t)v;
@@ -156,8 +159,8 @@ static uint64_t mapping_of(struct pprof *pp, const struct ana_xloc *l)
 	pp->maps[pp->nr_maps] = k.m;
 	if (l->kernel) {
 		pp->kmap = k.m.id;
-	} else if (amb_hashmap_add(&pp->maps_by_key, amb_hash_u64(k.m.start ^ amb_hash_u64(k.m.pgoff ^ (uintptr_t)k.m.dso)),
-				   pp->nr_maps, (void *)(uintptr_t)k.m.id)) {
+	} else if (amb_hashmap_add(&pp->maps_by_key, map_hash(&k.m), pp->nr_maps,
+				   (void *)(uintptr_t)k.m.id)) {
 		pp->err = -ENOMEM;
 		return 0;
 	}
@@ -366,7 +369,8 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 {
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	struct ana_session *ses = ana_pipeline_session(pp->p);
-	Perftools__Profiles__ValueType *vts = NULL, **vtp = NULL, period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	Perftools__Profiles__ValueType *vts = NULL, **vtp = NULL;
+	Perftools__Profiles__ValueType period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *labels = NULL, **labelp = NULL;
 	Perftools__Profiles__Mapping *maps = NULL, **mapp = NULL;
@@ -375,7 +379,6 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 	Perftools__Profiles__Function *funcs = NULL, **funcp = NULL;
 	size_t *cols = NULL, ncols = 0, nfuncs = ana_xctx_func_count(pp->x), k;
 	int64_t *vals = NULL, comment;
-	uint64_t *locids = NULL;
 	struct gz_out *g = NULL;
 	int64_t pref, rref;
 	char text[512];
@@ -397,7 +400,6 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 	labels = calloc(4 * pp->nr_samples + 1, sizeof(*labels));
 	labelp = calloc(4 * pp->nr_samples + 1, sizeof(*labelp));
 	vals = calloc(ncols * pp->nr_samples + 1, sizeof(*vals));
-	locids = calloc(pp->nr_sample_locs + 1, sizeof(*locids));
 	maps = calloc(pp->nr_maps + 1, sizeof(*maps));
 	mapp = calloc(pp->nr_maps + 1, sizeof(*mapp));
 	locs = calloc(pp->nr_locs + 1, sizeof(*locs));
@@ -407,7 +409,7 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 	funcs = calloc(nfuncs + 1, sizeof(*funcs));
 	funcp = calloc(nfuncs + 1, sizeof(*funcp));
 	g = calloc(1, sizeof(*g));
-	if (!vts || !vtp || !smp || !smpp || !labels || !labelp || !vals || !locids || !maps ||
+	if (!vts || !vtp || !smp || !smpp || !labels || !labelp || !vals || !maps ||
 	    !mapp || !locs || !locp || !lines || !linep || !funcs || !funcp || !g)
 		goto out;
 
@@ -590,7 +592,6 @@ out:
 	free(labels);
 	free(labelp);
 	free(vals);
-	free(locids);
 	free(maps);
 	free(mapp);
 	free(locs);

@@ -8,7 +8,7 @@
 #   amber-analyze export -f pprof|speedscope|chrome x.amber
 #
 # The two-thread workload is recorded once with `perf record -e cpu-clock
-# -F 10000 -g` (BENCH_INTERCHANGE_WORK, default 900: about 400K samples on a
+# -F 10000 -g` (BENCH_INTERCHANGE_WORK, default 2100: about 400K samples on a
 # 2-core machine) and imported; every command runs BENCH_REPEAT times (3),
 # output to /dev/null (or a file in /tmp for import and pprof), and the best
 # wall time is shown with perf script's time over it: above 1 is faster
@@ -19,7 +19,7 @@ case $B in /*) ;; *) B=$(pwd)/$B ;; esac
 ANA=$B/amber-analyze
 WORKLOAD=$B/programs/workload
 REPEAT=${BENCH_REPEAT:-3}
-WORK=${BENCH_INTERCHANGE_WORK:-900}
+WORK=${BENCH_INTERCHANGE_WORK:-2100}
 
 die() {
 	echo "bench interchange: error: $*" >&2

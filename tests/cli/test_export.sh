@@ -113,7 +113,11 @@ for s in d["samples"]:
     by.setdefault((s["pid"], s["tid"]), []).append(s)
 for (pid, tid), ss in sorted(by.items()):
     keys = set()
-    for s in ss:
+    for i, s in enumerate(ss):
+        # A sample weighs the time to the next one: the last weighs 0, and
+        # speedscope keeps no frame of a sample without weight.
+        if i + 1 == len(ss) or ss[i + 1]["ts"] <= s["ts"]:
+            continue
         n = s.get("sf")
         while n:
             keys.add((sf[n]["name"], sf[n]["category"]))
