@@ -35,7 +35,7 @@
 #define PERF_MAGIC2   0x32454c4946524550ull  /* "PERFILE2" as a little-endian u64 */
 #define FILE_HDR_SIZE 104u
 #define ATTR_MAX      512u
-#define IDS_MAX       (1u << 20)             /* per attr: far more than CPUs x threads */
+#define IDS_MAX       (1u << 20)             /* of all attrs: far more than CPUs x threads */
 #define STR_MAX       (1u << 20)             /* one string of a feature section */
 #define DECOMP_MAX    (256u << 20)           /* one compressed record, expanded */
 
@@ -383,8 +383,9 @@ static int feat_cpu_topology(struct ana_perfdata *pd, struct cur *c)
 	return 0;
 }
 
-/* Each CPU of the list @s gets cpu.N.node = @node. */
-static int node_cpus(struct kvlist *t, const char *s, uint32_t node)
+/* Each CPU of the list @s gets cpu.N.node = @node; at most *@budget CPUs
+ * in all, whatever a damaged file lists. */
+static int node_cpus(struct kvlist *t, const char *s, uint32_t node, unsigned *budget)
 {
 	char key[64];
 
@@ -396,8 +397,9 @@ static int node_cpus(struct kvlist *t, const char *s, uint32_t node)
 			return 0;
 		if (*end == '-')
 			b = strtoul(end + 1, &end, 10);
-		if (b < a || b - a > 65536)
+		if (b < a || b >= 65536 || b - a >= *budget)
 			return 0;
+		*budget -= (unsigned)(b - a + 1);
 		for (unsigned long i = a; i <= b; i++) {
 			snprintf(key, sizeof(key), "cpu.%lu.node", i);
 			if (kv_addf(t, key, "%u", node))
@@ -416,6 +418,7 @@ static int feat_numa_topology(struct ana_perfdata *pd, struct cur *c)
 {
 	struct kvlist *t = &pd->kv[ANA_PERFDATA_TOPOLOGY];
 	uint32_t nr = cur_u32(c);
+	unsigned budget = 65536;
 	char key[64];
 
 	for (uint32_t i = 0; i < nr && !c->bad; i++) {
@@ -434,7 +437,7 @@ static int feat_numa_topology(struct ana_perfdata *pd, struct cur *c)
 		if (!err)
 			err = kv_addf(t, key, "%llu", (unsigned long long)total * 1024);
 		if (!err)
-			err = node_cpus(t, cpus, node);
+			err = node_cpus(t, cpus, node, &budget);
 		free(cpus);
 		if (err)
 			return err;
@@ -756,7 +759,7 @@ static int read_attrs(struct ana_perfdata *pd, uint64_t entry, uint64_t off, uin
 	pd->attrs = calloc(n, sizeof(*pd->attrs));
 	if (!pd->attrs)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, total = 0; i < n; i++) {
 		const uint8_t *e = pd->base + off + i * entry;
 		struct ana_perfdata_attr *a = &pd->attrs[i];
 		uint32_t asz = ld32(e + 4, pd->swap);   /* perf_event_attr.size */
@@ -767,7 +770,8 @@ static int read_attrs(struct ana_perfdata *pd, uint64_t entry, uint64_t off, uin
 			asz = 64;   /* PERF_ATTR_SIZE_VER0 */
 		a->attr = e;
 		a->attr_size = (uint32_t)AMB_MIN((uint64_t)asz, entry - 16);
-		if (ioff > pd->size || isz > pd->size - ioff || isz / 8 > IDS_MAX) {
+		total += isz / 8;
+		if (ioff > pd->size || isz > pd->size - ioff || total > IDS_MAX) {
 			amb_errmsg_set("perf.data: ids of event %zu (offset %llu, %llu bytes) lie "
 				       "outside the file", i, (unsigned long long)ioff,
 				       (unsigned long long)isz);
@@ -1098,6 +1102,13 @@ static int expand(struct walk *w, const uint8_t *p, size_t len, uint64_t off)
 		}
 		w->carry.len += out.pos;
 		grown += out.pos;
+		/* Hand records on as they come: memory stays one step's output. */
+		if (out.pos) {
+			int ret = carry_deliver(w);
+
+			if (ret)
+				return ret;
+		}
 		if (grown > DECOMP_MAX) {
 			amb_warn("perf.data: compressed record at offset %llu expands past %u MiB; "
 				 "the rest of the data is left out", (unsigned long long)off,
@@ -1109,7 +1120,7 @@ static int expand(struct walk *w, const uint8_t *p, size_t len, uint64_t off)
 		if (in.pos == in.size && out.pos < out.size)
 			break;
 	}
-	return carry_deliver(w);
+	return 0;
 }
 
 int ana_perfdata_for_each(struct ana_perfdata *pd, ana_perfdata_record_fn fn, void *ctx,

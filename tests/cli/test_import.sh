@@ -157,11 +157,14 @@ test_system_wide() {
 	fi
 }
 
-# perf script text, byte for byte, on recordings of the workload's own code.
+# perf script text, byte for byte, on recordings of the workload's own code
+# (hot_a only, user space): where libc has several names for one address
+# (malloc and __libc_malloc, clone3 and __clone3) perf and amber's symbol
+# tables choose differently, which is no matter of the text format.
 test_script_identical() {
 	record_import user -e cpu-clock:u -F 999 -g -- "$W" --work 40 --mix 1,0,0 || return 0
 	same_script user
-	record_import plain -e cpu-clock -F 999 -- "$W" --work 40 || return 0
+	record_import plain -e cpu-clock:u -F 999 -- "$W" --work 40 --mix 1,0,0 || return 0
 	same_script plain
 }
 
