@@ -33,7 +33,7 @@ endif
 # pkg-config for every library that ships a .pc file; libpfm4 ships none.
 PKGS_FORMAT  := libzstd libxxhash
 PKGS_RECORD  := libelf numa
-PKGS_ANALYZE := libdw libelf libtraceevent
+PKGS_ANALYZE := libdw libelf libtraceevent libprotobuf-c zlib
 LIBS_RECORD_EXTRA := -lpfm
 
 pc_cflags = $(shell pkg-config --cflags $(1) 2>/dev/null)
@@ -42,7 +42,7 @@ pc_libs   = $(shell pkg-config --libs $(1) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Wvla
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -Iformat/include -Icommon/include -D_GNU_SOURCE -DAMB_VERSION='"$(VERSION)"' \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(B)/gen -Iformat/include -Icommon/include -D_GNU_SOURCE -DAMB_VERSION='"$(VERSION)"' \
               $(call pc_cflags,$(PKGS_FORMAT) $(PKGS_RECORD) $(PKGS_ANALYZE) cmocka)
 SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
@@ -57,7 +57,10 @@ srcs_under = $(sort $(shell find $(1) -name '*.c' 2>/dev/null))
 COMMON_SRC  := $(call srcs_under,common)
 FORMAT_SRC  := $(call srcs_under,format)
 RECORD_SRC  := $(call srcs_under,record)
-ANALYZE_SRC := $(call srcs_under,analyze)
+# pprof export: profile.proto compiled by protoc-c at build time into $(B)/gen.
+PROTO_SRC   := analyze/view/profile.proto
+PROTO_GEN   := $(B)/gen/profile.pb-c.c
+ANALYZE_SRC := $(call srcs_under,analyze) $(PROTO_GEN)
 # The main() of each tool is left out of what unit tests and fuzzers link.
 RECORD_LIB_SRC  := $(filter-out record/amber_rec.c,$(RECORD_SRC))
 ANALYZE_LIB_SRC := $(filter-out analyze/cmd/amber_analyze.c,$(ANALYZE_SRC))
@@ -99,6 +102,24 @@ PROG_SRC  := $(sort $(wildcard testdata/programs/*.c))
 .SECONDARY:
 
 all: $(LIBFORMAT) $(LIBSO) $(REC) $(ANA)
+
+# --- generated sources (protoc-c), compiled without -Werror: not our code ---
+$(B)/gen/profile.pb-c.c $(B)/gen/profile.pb-c.h: $(PROTO_SRC)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  PROTOC  $<")
+	$(Q)protoc-c --proto_path=$(dir $<) --c_out=$(B)/gen $<
+GEN_CFLAGS = $(filter-out -Werror -Wmissing-prototypes -Wshadow,$(ALL_CFLAGS))
+$(B)/obj/$(B)/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GEN_CFLAGS) -c $< -o $@
+$(B)/san/$(B)/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GEN_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+$(B)/fuzz/obj/$(B)/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(GEN_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+# What includes the generated header waits for it.
+$(foreach v,obj san fuzz/obj,$(B)/$(v)/analyze/view/export_pprof.o): $(B)/gen/profile.pb-c.h
 
 # --- release objects --------------------------------------------------------
 $(B)/obj/%.o: %.c

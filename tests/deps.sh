@@ -6,13 +6,17 @@ PKGS="build-essential pkg-config libelf-dev libdw-dev libtraceevent-dev
 libtracefs-dev libnuma-dev libpfm4-dev libzstd-dev libxxhash-dev libcmocka-dev
 clang libclang-rt-14-dev zstd linux-perf libxml2-utils time hyperfine python3 procps
 libdebuginfod-dev debuginfod
-chromium chromium-driver"
+chromium chromium-driver
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go nodejs"
 
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$st" = "installed" ] || missing="$missing $p"
 done
+# npm (the speedscope package for the export tests): Debian's package, unless
+# the nodejs installed already brings its own npm.
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -z "$missing" ]; then
 	echo "deps: all packages present"
 	exit 0

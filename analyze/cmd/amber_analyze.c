@@ -27,6 +27,8 @@ static const struct {
 	{ "diff",   ana_cmd_diff,   "compare two recordings per symbol, with significance tests" },
 	{ "archive", ana_cmd_archive, "copy a recording with the ELF files it needs embedded" },
 	{ "buildids", ana_cmd_buildids, "every DSO with its build-id, hits and where its ELF is found" },
+	{ "export", ana_cmd_export, "write the samples as pprof, speedscope, Chrome trace or perf script" },
+	{ "import", ana_cmd_import, "convert a perf.data file into an .amber recording" },
 };
 
 static void usage(FILE *f)

@@ -37,6 +37,8 @@ int ana_cmd_flame(int argc, char **argv);
 int ana_cmd_diff(int argc, char **argv);
 int ana_cmd_archive(int argc, char **argv);
 int ana_cmd_buildids(int argc, char **argv);
+int ana_cmd_export(int argc, char **argv);
+int ana_cmd_import(int argc, char **argv);
 
 /* ---- options every sample command takes ---------------------------------- */
 

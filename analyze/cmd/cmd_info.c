@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 static const char usage[] =
@@ -298,10 +299,14 @@ int ana_cmd_info(int argc, char **argv)
 	rc = 0;
 	/* The reader's problems are listed below, not warned about twice. */
 	old = amb_set_warn(NULL, NULL);
+	amb_errmsg_clear();
 	err = ana_session_open(path, &s);
 	amb_set_warn(old, NULL);
 	if (err) {
-		ana_cmd_error("info", "%s: %s", path, amb_strerror(err));
+		if (*amb_errmsg())
+			ana_cmd_error("info", "%s", amb_errmsg());
+		else
+			ana_cmd_error("info", "%s: %s", path, amb_strerror(err));
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

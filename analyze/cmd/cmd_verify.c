@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 static const char usage[] =
@@ -79,6 +80,8 @@ int ana_cmd_verify(int argc, char **argv)
 		ana_cmd_error("verify", "%s: %s", o.path, amb_strerror(n));
 		return 2;
 	}
+	if (n > 0 && !st.blocks_ok && ana_perfdata_hint(o.path))
+		ana_cmd_error("verify", "%s", amb_errmsg());
 	if (!a.quiet) {
 		printf("%s: %llu blocks ok, %llu bad, %llu problem%s; %s",
 		       o.path, (unsigned long long)st.blocks_ok, (unsigned long long)st.blocks_bad,

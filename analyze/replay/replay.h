@@ -222,4 +222,7 @@ void ana_session_get_stats(const struct ana_session *s, struct ana_session_stats
 /* "SAMPLE", "MMAP2", ... for PERF_RECORD_* @type. */
 const char *ana_record_type_name(uint32_t type);
 
+/* perf.data files and their import (perfdata.c, perfdata_import.c). */
+#include "analyze/replay/perfdata.h"
+
 #endif /* AMB_ANALYZE_REPLAY_H */

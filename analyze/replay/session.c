@@ -435,6 +435,8 @@ int ana_session_open(const char *path, struct ana_session **out)
 		goto out;
 	}
 	err = amb_reader_open(path, 0, &s->r);
+	if (err == -AMB_E_MAGIC)
+		ana_perfdata_hint(path);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < amb_reader_problem_count(s->r); i++)

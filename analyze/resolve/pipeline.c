@@ -99,7 +99,8 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	p->frame_filter = o->filter.dsos || o->filter.syms;
 	err = ana_session_open(path, &p->s);
 	if (err) {
-		amb_errmsg_set("%s: %s", path, amb_strerror(err));
+		if (!*amb_errmsg())   /* the session's own detail (a perf.data) first */
+			amb_errmsg_set("%s: %s", path, amb_strerror(err));
 		goto fail;
 	}
 	err = ana_filter_prepare(&p->filter, p->s);

@@ -13,5 +13,6 @@
 #include "analyze/view/out.h"
 #include "analyze/view/stacks.h"
 #include "analyze/view/stats.h"
+#include "analyze/view/export.h"
 
 #endif /* AMB_ANALYZE_VIEW_H */

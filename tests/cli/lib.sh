@@ -146,11 +146,20 @@ need_perf() {
 	if [ -z "$_lib_perf_state" ]; then
 		if ! command -v perf >/dev/null 2>&1; then
 			_lib_perf_state="perf not installed"
-		elif ! run_timeout 30 perf record -q -e cpu-clock -o "$T/.perf-probe.data" \
-			true >"$T/.perf-probe.log" 2>&1; then
-			_lib_perf_state="perf record -e cpu-clock fails: $(head -n 1 "$T/.perf-probe.log")"
 		else
-			_lib_perf_state=yes
+			# perf 6.1 now and then dies in its build-id cache (an assertion
+			# in util/build-id.c) when other perf runs share ~/.debug: one
+			# failed probe is not yet "perf does not work here".
+			_lib_perf_state="perf record -e cpu-clock fails"
+			for _try in 1 2 3; do
+				if run_timeout 30 perf record -q -e cpu-clock -o "$T/.perf-probe.data" \
+					true >"$T/.perf-probe.log" 2>&1; then
+					_lib_perf_state=yes
+					break
+				fi
+				_lib_perf_state="perf record -e cpu-clock fails: $(head -n 1 "$T/.perf-probe.log")"
+				sleep 1
+			done
 		fi
 		rm -f "$T/.perf-probe.data" "$T/.perf-probe.data.old"
 	fi

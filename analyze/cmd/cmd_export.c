@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * analyze/cmd/cmd_export.c - `amber-analyze export --format FORMAT [-o OUT]
+ * [filters] FILE`: the samples written for pprof, speedscope, Chrome's
+ * trace viewers or as perf script text (view/export*.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/cmd/cmd.h"
+#include "common/util.h"
+#include <amber/common.h>
+
+static const char usage[] =
+"usage: amber-analyze export --format FORMAT [OPTIONS] FILE\n"
+"\n"
+"Write the samples in a format other tools read.\n"
+"\n"
+"  -f, --format FORMAT    pprof        profile.proto, gzip-compressed (go tool pprof,\n"
+"                                      Pyroscope, Parca, Grafana ...)\n"
+"                         speedscope   speedscope's JSON: a profile per thread\n"
+"                         chrome       Chrome trace-event JSON (Perfetto UI,\n"
+"                                      chrome://tracing, speedscope)\n"
+"                         perf-script  text exactly as `perf script` prints it\n"
+"  -o, --output FILE      write to FILE (default: standard output)\n"
+"      --no-inline        no inlined functions as frames (perf-script: --inline adds them)\n"
+"      --inline           inlined functions in perf-script's callchains\n"
+"      --pid/--tid LIST   only these processes/threads\n"
+"      --comm LIST        only these commands\n"
+"  -C, --cpu LIST         only these CPUs\n"
+"      --dso/--sym LIST   only samples whose ip is in these\n"
+"      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
+"  -e, --event NAME       only this event\n"
+"      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
+"      --symfs DIR        look for files under DIR\n"
+"      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n";
+
+enum { O_NO_INLINE = 256, O_INLINE };
+
+struct export_args {
+	bool have_format;
+	enum ana_export_format format;
+	const char *out;
+	int inline_frames;      /* -1: the format's default */
+};
+
+static int export_option(void *ctx, int c, const char *arg)
+{
+	struct export_args *a = ctx;
+
+	switch (c) {
+	case 'f':
+		a->have_format = true;
+		return ana_export_format_parse(arg, &a->format);
+	case 'o': a->out = arg; return 0;
+	case O_NO_INLINE: a->inline_frames = 0; return 0;
+	case O_INLINE: a->inline_frames = 1; return 0;
+	default: return 1;
+	}
+}
+
+int ana_cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "inline", no_argument, NULL, O_INLINE },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct ana_cmd_desc desc = { "export", usage, "f:o:", opts, 1, 1 };
+	struct export_args a = { false, ANA_EXPORT_PPROF, NULL, -1 };
+	struct ana_pipeline_opts po;
+	struct ana_pipeline *p = NULL;
+	struct ana_export_opts eo;
+	const char *path = NULL, *base;
+	FILE *out = NULL;
+	int rc, err;
+
+	ana_pipeline_opts_init(&po);
+	rc = ana_cmd_parse(&desc, argc, argv, &po, export_option, &a, &path);
+	if (rc != ANA_CMD_GO_ON)
+		goto done;
+	rc = 2;
+	if (!a.have_format) {
+		ana_cmd_error("export", "no --format: give pprof, speedscope, chrome or perf-script");
+		goto done;
+	}
+	rc = 1;
+	po.tracepoints = a.format == ANA_EXPORT_PERF_SCRIPT || a.format == ANA_EXPORT_CHROME;
+	if (ana_cmd_open("export", path, &po, &p))
+		goto done;
+	out = ana_output_open(a.out);
+	if (!out) {
+		ana_cmd_error("export", "%s: %s", ana_output_name(a.out), strerror(errno));
+		goto done;
+	}
+	base = strrchr(path, '/');
+	eo.name = base ? base + 1 : path;
+	/* perf script shows no inlined functions unless asked (--inline). */
+	eo.inline_frames = a.inline_frames >= 0 ? a.inline_frames : a.format != ANA_EXPORT_PERF_SCRIPT;
+	amb_errmsg_clear();
+	err = ana_export(p, a.format, out, &eo);
+	err = ana_output_close(out, err);
+	if (err) {
+		ana_cmd_fail("export", ana_output_name(a.out), err);
+		goto done;
+	}
+	rc = 0;
+done:
+	ana_pipeline_close(p);
+	ana_pipeline_opts_free(&po);
+	return rc;
+}

@@ -1,0 +1,236 @@
+#!/bin/sh
+# tests/cli/test_import.sh - `amber-analyze import` on perf.data files that
+# perf records here (-g, --call-graph dwarf, -z, a tracepoint, -a): the
+# report of each import gives the top self symbols and shares that
+# `perf report` gives on the original; perf script text exported from the
+# import is byte-identical to `perf script`; a cut or damaged perf.data is
+# named as such and what is intact is imported; an analyzer command given
+# a perf.data says what it is.
+. "$(dirname "$0")/lib.sh"
+
+W=$PROG/workload
+
+# top_amber FILE.amber [ARGS]: "symbol share" of every symbol, sorted by name.
+top_amber() {
+	_f=$1
+	shift
+	"$ANA" report --sort sym "$@" "$_f" 2>/dev/null |
+		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); print $NF, p }' | sort
+}
+
+# top_perf PERF.DATA: "symbol share rows" of every symbol with >= 3% self
+# overhead in perf report on the original.  perf keeps a symbol of two
+# objects (hot_a of two builds of the workload, seen system-wide) on two
+# rows, amber's --sort sym on one: the rows are added up.
+top_perf() {
+	perf report -i "$1" --stdio --no-children --sort sym -g none 2>/dev/null |
+		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); s[$NF] += p; n[$NF]++ }
+		     END { for (k in s) if (s[k] >= 3) printf "%s %.2f %d\n", k, s[k], n[k] }' | sort
+}
+
+# same_top NAME PERF.DATA FILE.amber: the same symbols over 3%, with the
+# same shares (to the hundredth, give or take the rounding of added rows).
+same_top() {
+	_n=$1 _pd=$2 _am=$3
+	top_perf "$_pd" >"$T/$_n.perf"
+	top_amber "$_am" >"$T/$_n.amber"
+	if [ ! -s "$T/$_n.perf" ]; then
+		fail "$_n" "perf report shows no symbol over 3%"
+	elif awk 'NR == FNR { a[$1] = $2; next }
+		  !($1 in a) { bad = 1; next }
+		  { d = $2 - a[$1]; if (d > 0.005 * $3 + 0.0001 || -d > 0.005 * $3 + 0.0001) bad = 1 }
+		  END { exit bad }' "$T/$_n.amber" "$T/$_n.perf"; then
+		ok "$_n"
+	else
+		fail "$_n" "top self symbols differ (perf: symbol share rows | amber): $(tr '\n' ' ' <"$T/$_n.perf") | $(awk 'NR == FNR { w[$1]; next } $1 in w' "$T/$_n.perf" "$T/$_n.amber" | tr '\n' ' ')"
+	fi
+}
+
+# record NAME PERF-ARGS... -- CMD: perf record into $T/NAME.data, then import.
+record_import() {
+	_n=$1
+	shift
+	# perf 6.1 record itself now and then dies at exit ("stack smashing
+	# detected", an assertion in util/build-id.c) when perf runs elsewhere
+	# on the machine share its build-id cache: -N keeps out of the cache, and
+	# a failed run is recorded again.
+	_try=0
+	until run_timeout 120 perf record -q -N -o "$T/$_n.data" "$@" >"$T/$_n.rec.log" 2>&1; do
+		_try=$((_try + 1))
+		if [ $_try = 3 ]; then
+			fail "$_n" "perf record failed 3 times: $(tail -n 2 "$T/$_n.rec.log")"
+			return 1
+		fi
+	done
+	if ! "$ANA" import "$T/$_n.data" -o "$T/$_n.amber" >"$T/$_n.imp.log" 2>&1; then
+		fail "$_n" "import failed: $(tail -n 3 "$T/$_n.imp.log")"
+		return 1
+	fi
+	return 0
+}
+
+# same_script NAME: perf script on the original == export perf-script of the import.
+same_script() {
+	_n=$1
+	perf script -i "$T/$_n.data" >"$T/$_n.perf.txt" 2>/dev/null
+	"$ANA" export -f perf-script "$T/$_n.amber" >"$T/$_n.amber.txt" 2>"$T/$_n.exp.log"
+	if [ ! -s "$T/$_n.perf.txt" ]; then
+		fail "script_$_n" "perf script printed nothing"
+	elif cmp -s "$T/$_n.perf.txt" "$T/$_n.amber.txt"; then
+		ok "script_$_n"
+	else
+		fail "script_$_n" "differs from perf script: $(diff "$T/$_n.perf.txt" "$T/$_n.amber.txt" | head -n 6 | tr '\n' ' ')"
+	fi
+}
+
+test_fp() {
+	record_import fp -e cpu-clock -F 999 -g -- "$W" --work 60 || return 0
+	same_top import_fp "$T/fp.data" "$T/fp.amber"
+	# The stacks came along: hot_a under run_mix under worker_main.
+	if "$ANA" flame --folded "$T/fp.amber" 2>/dev/null | grep -q 'worker_main;run_mix;hot_a'; then
+		ok import_fp_stacks
+	else
+		fail import_fp_stacks "no worker_main;run_mix;hot_a stack in flame --folded"
+	fi
+	# perf.data stores the build-ids of the objects hit: they are in the import.
+	bid=$(perf buildid-list -i "$T/fp.data" 2>/dev/null | awk '$2 ~ /workload$/ { print $1; exit }')
+	if [ -n "$bid" ] && "$ANA" buildids "$T/fp.amber" 2>/dev/null | grep -q "$bid"; then
+		ok import_fp_buildids
+	else
+		fail import_fp_buildids "build-id '$bid' of workload not listed by amber-analyze buildids"
+	fi
+	if "$ANA" info "$T/fp.amber" 2>/dev/null | grep -q 'import.from.*perf.data'; then
+		ok import_fp_meta
+	else
+		fail import_fp_meta "info shows no import.from key"
+	fi
+}
+
+test_dwarf() {
+	record_import dwarf -e cpu-clock -F 999 --call-graph dwarf -- "$PROG/workload-nofp" --work 40 || return 0
+	same_top import_dwarf "$T/dwarf.data" "$T/dwarf.amber"
+	if "$ANA" flame --folded "$T/dwarf.amber" 2>/dev/null | grep -q 'run_mix;hot_'; then
+		ok import_dwarf_unwound
+	else
+		fail import_dwarf_unwound "the user stacks were not unwound from perf's stack copies"
+	fi
+}
+
+test_zstd() {
+	record_import zstd -z -e cpu-clock -F 999 -g -- "$W" --work 60 || return 0
+	if ! perf report -i "$T/zstd.data" --header-only 2>/dev/null | grep -q 'compressed'; then
+		fail import_zstd "perf.data of perf record -z has no compression header"
+		return 0
+	fi
+	same_top import_zstd "$T/zstd.data" "$T/zstd.amber"
+}
+
+test_tracepoint() {
+	mount_tracefs import_tracepoint || return 0
+	record_import tp -e sched:sched_switch -- "$W" --work 5 --sleep-ms 20 || return 0
+	perf report -i "$T/tp.data" --stdio --sort comm 2>/dev/null |
+		awk '$1 ~ /%$/ { print $NF, $1 }' | sort >"$T/tp.perf.comm"
+	"$ANA" report -e sched:sched_switch --sort comm "$T/tp.amber" 2>/dev/null |
+		awk '$1 ~ /%$/ { print $NF, $1 }' | sort >"$T/tp.amber.comm"
+	if [ -s "$T/tp.perf.comm" ] && cmp -s "$T/tp.perf.comm" "$T/tp.amber.comm"; then
+		ok import_tracepoint
+	else
+		fail import_tracepoint "shares per comm differ: $(paste -d'|' "$T/tp.perf.comm" "$T/tp.amber.comm" | tr '\n' ' ')"
+	fi
+	# The tracing data came along: payloads decode.
+	if "$ANA" script "$T/tp.amber" 2>/dev/null | grep -q 'prev_comm=.*next_comm='; then
+		ok import_tracepoint_formats
+	else
+		fail import_tracepoint_formats "sched_switch payloads not decoded"
+	fi
+	same_script tp
+}
+
+test_system_wide() {
+	record_import a -a -e cpu-clock -F 499 -g -- sleep 0.5 || return 0
+	same_top import_a "$T/a.data" "$T/a.amber"
+	if grep -q 'kernel symbols from' "$T/a.imp.log"; then
+		ok import_a_kallsyms
+	else
+		fail import_a_kallsyms "no kernel symbols taken for a perf.data of this kernel: $(cat "$T/a.imp.log")"
+	fi
+	if [ "$("$ANA" info "$T/a.amber" 2>/dev/null | grep -c 'cpu\.[0-9]*\.core')" -ge 1 ] ||
+	   "$ANA" info "$T/a.amber" 2>/dev/null | grep -q 'nr_cpus'; then
+		ok import_a_topology
+	else
+		fail import_a_topology "no CPU topology or nr_cpus in the import"
+	fi
+}
+
+# perf script text, byte for byte, on recordings of the workload's own code
+# (hot_a only, user space): where libc has several names for one address
+# (malloc and __libc_malloc, clone3 and __clone3) perf and amber's symbol
+# tables choose differently, which is no matter of the text format.
+test_script_identical() {
+	record_import user -e cpu-clock:u -F 999 -g -- "$W" --work 40 --mix 1,0,0 || return 0
+	same_script user
+	record_import plain -e cpu-clock:u -F 999 -- "$W" --work 40 --mix 1,0,0 || return 0
+	same_script plain
+}
+
+test_damaged() {
+	[ -s "$T/fp.data" ] || { fail import_cut "no perf.data from test_fp"; return 0; }
+	size=$(wc -c <"$T/fp.data")
+	head -c $((size * 2 / 3)) "$T/fp.data" >"$T/cut.data"
+	"$ANA" import "$T/cut.data" -o "$T/cut.amber" >"$T/cut.log" 2>&1
+	rc=$?
+	if [ $rc = 1 ] && grep -q 'cut short' "$T/cut.log" &&
+	   "$ANA" report "$T/cut.amber" 2>/dev/null | grep -q 'hot_'; then
+		ok import_cut
+	else
+		fail import_cut "exit $rc: $(tr '\n' ' ' <"$T/cut.log")"
+	fi
+	# A record header broken in the middle of the data (its size zeroed, at
+	# an offset perf report -D names): the records before it are imported.
+	cp "$T/fp.data" "$T/bad.data"
+	n=$(perf report -D -i "$T/fp.data" 2>/dev/null | grep -c '^0x[0-9a-f]*@[^ ]* \[0x[0-9a-f]*\]: event: 9$')
+	off=$(perf report -D -i "$T/fp.data" 2>/dev/null | grep '^0x[0-9a-f]*@[^ ]* \[0x[0-9a-f]*\]: event: 9$' |
+	      sed -n "$((n / 2))s/@.*//p")
+	printf '\000\000' | dd of="$T/bad.data" bs=1 seek=$((off + 6)) conv=notrunc 2>/dev/null
+	"$ANA" import "$T/bad.data" -o "$T/bad.amber" >"$T/bad.log" 2>&1
+	rc=$?
+	got=$("$ANA" report "$T/bad.amber" 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
+	if [ $rc = 1 ] && grep -q "record at offset $((off)) .*shorter than its header" "$T/bad.log" &&
+	   [ "${got:-0}" -gt 0 ] && [ "${got:-0}" -lt "$n" ]; then
+		ok import_corrupt
+	else
+		fail import_corrupt "exit $rc, $got of $n samples: $(tr '\n' ' ' <"$T/bad.log")"
+	fi
+	printf 'not a perf.data file at all' >"$T/junk.data"
+	"$ANA" import "$T/junk.data" -o "$T/junk.amber" >"$T/junk.log" 2>&1
+	rc=$?
+	if [ $rc = 2 ] && grep -q 'not a perf.data' "$T/junk.log" && [ ! -e "$T/junk.amber" ]; then
+		ok import_not_perfdata
+	else
+		fail import_not_perfdata "exit $rc: $(cat "$T/junk.log")"
+	fi
+}
+
+test_analyzer_hint() {
+	[ -s "$T/fp.data" ] || return 0
+	for c in report info script; do
+		"$ANA" $c "$T/fp.data" >/dev/null 2>"$T/hint.log"
+		if ! grep -q "is a perf.data file.*amber-analyze import" "$T/hint.log"; then
+			fail analyzer_hint "$c: $(cat "$T/hint.log")"
+			return 0
+		fi
+	done
+	ok analyzer_hint
+}
+
+need_ana import && need_perf import && {
+	test_fp
+	test_dwarf
+	test_zstd
+	test_tracepoint
+	test_system_wide
+	test_script_identical
+	test_damaged
+	test_analyzer_hint
+}
+finish
