@@ -289,6 +289,31 @@ int amb_stat_add(struct amb_stat *st, uint32_t event, uint32_t cpu, uint32_t tid
 	return 0;
 }
 
+int amb_stat_add_task_cpus(struct amb_stat *st, uint32_t event, uint32_t tid, const uint32_t *cpu,
+			   const struct amb_stat_count *c, size_t n)
+{
+	struct amb_stat_count sum = { 0, 0, 0 };
+	int err = 0;
+
+	if (st->aggr == AMB_STAT_AGGR_CPU || st->aggr == AMB_STAT_AGGR_NODE) {
+		for (size_t i = 0; i < n && !err; i++) {
+			struct amb_stat_count exact = { c[i].val, c[i].run, c[i].run };
+
+			err = amb_stat_add(st, event, cpu[i], tid, &exact);
+		}
+		return err;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sum.val = add_sat(sum.val, c[i].val);
+		sum.run = add_sat(sum.run, c[i].run);
+		sum.ena = AMB_MAX(sum.ena, c[i].ena);
+	}
+	/* With inherited threads running at once the task is on several
+	 * CPUs at a time: the time counted is then the task's time. */
+	sum.ena = AMB_MAX(sum.ena, sum.run);
+	return n ? amb_stat_add(st, event, UINT32_MAX, tid, &sum) : 0;
+}
+
 /* One more sample @x of a mean and its sum of squared deviations. */
 static void welford(unsigned n, double *mean, double *m2, double x)
 {

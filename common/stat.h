@@ -114,6 +114,21 @@ int amb_stat_set_comm(struct amb_stat *st, uint32_t tid, const char *comm);
 int amb_stat_add(struct amb_stat *st, uint32_t event, uint32_t cpu, uint32_t tid,
 		 const struct amb_stat_count *c);
 
+/*
+ * Add the @n readings @c of one task's counter opened once per CPU (pid
+ * @tid, cpu @cpu[i]), as the sampling recorder opens its events.  Such a
+ * counter is enabled whenever its task runs, on any CPU, but runs only
+ * on its own: each time_enabled is the task's whole time, and scaling
+ * each reading by it would count the task once per CPU.  So the readings
+ * are summed as one of the task - values and running times added,
+ * enabled time the largest (or the running times' sum, when inherited
+ * threads ran on several CPUs at once) - whose share and scale then mean
+ * what they mean for a counter of the task alone; per CPU (or node) each
+ * reading is exact for its CPU.  Returns as amb_stat_add().
+ */
+int amb_stat_add_task_cpus(struct amb_stat *st, uint32_t event, uint32_t tid, const uint32_t *cpu,
+			   const struct amb_stat_count *c, size_t n);
+
 /* Close the current window, @elapsed_ns of wall time, as one run: every
  * line's scaled sum becomes one sample of its mean and deviation. */
 void amb_stat_end_run(struct amb_stat *st, uint64_t elapsed_ns);
@@ -185,6 +200,12 @@ struct amb_stat_print_opts {
 	bool footer;             /* text: "seconds time elapsed" (and user/sys) */
 	double user_s, sys_s;    /* footer's user and sys times; < 0: unknown */
 };
+
+/* The count of line @l as the table shows it, into @buf: "12.34 msec" for
+ * clocks, "1234" for others (the rounded mean over several runs),
+ * "<not counted>", "<not supported>". */
+void amb_stat_value_text(const struct amb_stat *st, const struct amb_stat_line *l, char *buf,
+			 size_t len);
 
 /* The column header of -I text output ("#           time ... events"),
  * with the unit column of @aggr. */

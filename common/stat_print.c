@@ -92,6 +92,19 @@ static const char *unit_of(const struct amb_stat *st, const struct amb_stat_line
 }
 
 /* "comm-tid" of a thread unit. */
+void amb_stat_value_text(const struct amb_stat *st, const struct amb_stat_line *l, char *buf,
+			 size_t len)
+{
+	const char *unit = unit_of(st, l);
+
+	value_text(st, l, buf, len);
+	if (counted(l) && *unit) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " %s", unit);
+	}
+}
+
 static void thread_name(const struct amb_stat *st, int64_t tid, char *buf, size_t len)
 {
 	const char *comm = tid >= 0 ? amb_stat_comm(st, (uint32_t)tid) : NULL;

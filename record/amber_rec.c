@@ -398,7 +398,8 @@ static int write_epilogue(struct rec_session *s, const struct rec_counters *c, i
 	int n, err;
 
 	n = rec_counts_build(&s->evlist, &s->target, &b);
-	err = n < 0 ? n : append_buf(s, AMB_BLOCK_COUNTS, &b, (uint64_t)n, 0, 0);
+	/* The counts' window: from enabling to disabling (FORMAT.md §5.4). */
+	err = n < 0 ? n : append_buf(s, AMB_BLOCK_COUNTS, &b, (uint64_t)n, s->run_ns, s->end_ns);
 #define PUT(key, val) do { \
 		snprintf(v, sizeof(v), "%" PRIu64, (uint64_t)(val)); \
 		if (!err) \

@@ -27,6 +27,7 @@ static const struct {
 	{ "diff",   ana_cmd_diff,   "compare two recordings per symbol, with significance tests" },
 	{ "archive", ana_cmd_archive, "copy a recording with the ELF files it needs embedded" },
 	{ "buildids", ana_cmd_buildids, "every DSO with its build-id, hits and where its ELF is found" },
+	{ "stat",   ana_cmd_stat,   "the stored counts as perf stat's table (amber-rec stat -o)" },
 };
 
 static void usage(FILE *f)

@@ -37,6 +37,7 @@ int ana_cmd_flame(int argc, char **argv);
 int ana_cmd_diff(int argc, char **argv);
 int ana_cmd_archive(int argc, char **argv);
 int ana_cmd_buildids(int argc, char **argv);
+int ana_cmd_stat(int argc, char **argv);
 
 /* ---- options every sample command takes ---------------------------------- */
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/stat.h"
 #include <amber/common.h>
 
 static const char usage[] =
@@ -136,6 +137,46 @@ static void print_events(const struct ana_session *s)
 			printf(", fallback (opened in place of an unavailable event)");
 		printf("\n");
 	}
+}
+
+/* The stored counts (FORMAT.md §5.4) summed per event; amber-analyze stat
+ * prints them in full. */
+static int print_counts(const struct ana_session *s)
+{
+	size_t nb = ana_session_counts_count(s), nl;
+	struct amb_stat_line *v;
+	struct amb_stat *st;
+	unsigned runs;
+	int err;
+
+	if (!nb)
+		return 0;
+	err = ana_counts_totals(s, AMB_STAT_AGGR_GLOBAL, &st);
+	if (err)
+		return err == -ENODATA ? 0 : err;
+	err = amb_stat_lines(st, &v, &nl);
+	if (err) {
+		amb_stat_free(st);
+		return err;
+	}
+	runs = amb_stat_runs(st);
+	printf("\ncounts:     %zu block%s", nb, nb == 1 ? "" : "s");
+	if (runs > 1)
+		printf(", mean of %u runs", runs);
+	printf(" (amber-analyze stat prints them as perf stat)\n");
+	for (size_t i = 0; i < nl; i++) {
+		char val[64];
+
+		amb_stat_value_text(st, &v[i], val, sizeof(val));
+		printf("  %-32s %20s", amb_stat_event(st, v[i].event)->name, val);
+		if (v[i].state != AMB_STAT_NOT_COUNTED && v[i].state != AMB_STAT_NOT_SUPPORTED)
+			printf("  (%.2f%% running%s)", v[i].share,
+			       v[i].state == AMB_STAT_UNRELIABLE ? ", unreliable estimate" : "");
+		printf("\n");
+	}
+	free(v);
+	amb_stat_free(st);
+	return 0;
 }
 
 struct block_sum {
@@ -317,7 +358,7 @@ int ana_cmd_info(int argc, char **argv)
 		printf("\n");
 	}
 	print_events(s);
-	if (print_blocks(r) || (records && print_records(s))) {
+	if (print_counts(s) || print_blocks(r) || (records && print_records(s))) {
 		fflush(stdout);
 		ana_cmd_error("info", "%s: out of memory", path);
 		rc = 2;

@@ -364,6 +364,57 @@ static void test_threads(void **state)
 	amb_stat_free(st);
 }
 
+/* A task's counter opened once per CPU (the sampling recorder's): each
+ * CPU's time_enabled is the task's time anywhere, so the readings are
+ * summed unscaled unless the counter really was multiplexed. */
+static void test_task_cpus(void **state)
+{
+	const struct amb_stat_event ev[] = { { "cpu-clock", SW(CPU_CLOCK), -1, NULL },
+					     { "cycles", HW(CPU_CYCLES), -1, NULL } };
+	/* One thread, 178 ms on CPU 0 and 89 ms on CPU 1: enabled 267 ms on each. */
+	const struct amb_stat_count one[] = { { 178 * MS, 267 * MS, 178 * MS },
+					      { 89 * MS, 267 * MS, 89 * MS } };
+	/* Two inherited threads at once, one per CPU. */
+	const struct amb_stat_count two[] = { { 85 * MS, 86 * MS, 85 * MS },
+					      { 86 * MS, 86 * MS, 86 * MS } };
+	/* Multiplexed half the time on the one CPU the task used. */
+	const struct amb_stat_count mux[] = { { 1000, 10 * MS, 5 * MS }, { 0, 10 * MS, 0 } };
+	const uint32_t cpus[] = { 0, 1 };
+	struct amb_stat_line *v;
+	struct amb_stat *st, *per_cpu;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(amb_stat_new(ev, 2, AMB_STAT_AGGR_GLOBAL, &st), 0);
+	assert_int_equal(amb_stat_add_task_cpus(st, 0, 7, cpus, one, 2), 0);
+	amb_stat_end_run(st, 300 * MS);
+	assert_int_equal(amb_stat_lines(st, &v, &n), 0);
+	assert_true(v[0].value == 267 * MS);
+	assert_int_equal(v[0].state, AMB_STAT_EXACT);
+	free(v);
+	amb_stat_reset(st);
+	assert_int_equal(amb_stat_add_task_cpus(st, 0, 7, cpus, two, 2), 0);
+	assert_int_equal(amb_stat_add_task_cpus(st, 1, 7, cpus, mux, 2), 0);
+	amb_stat_end_run(st, 90 * MS);
+	assert_int_equal(amb_stat_lines(st, &v, &n), 0);
+	assert_true(v[0].value == 171 * MS);
+	assert_int_equal(v[0].state, AMB_STAT_EXACT);
+	assert_int_equal(v[1].state, AMB_STAT_SCALED);
+	assert_true(v[1].value == 2000);
+	free(v);
+	amb_stat_free(st);
+	/* Per CPU, each reading is that CPU's, exact. */
+	assert_int_equal(amb_stat_new(ev, 2, AMB_STAT_AGGR_CPU, &per_cpu), 0);
+	assert_int_equal(amb_stat_add_task_cpus(per_cpu, 0, 7, cpus, one, 2), 0);
+	amb_stat_end_run(per_cpu, 300 * MS);
+	assert_int_equal(amb_stat_lines(per_cpu, &v, &n), 0);
+	assert_true(line_of(v, n, 0, 0)->value == 178 * MS);
+	assert_true(line_of(v, n, 0, 1)->value == 89 * MS);
+	assert_int_equal(line_of(v, n, 0, 1)->state, AMB_STAT_EXACT);
+	free(v);
+	amb_stat_free(per_cpu);
+}
+
 /* Nothing read at all (a command that failed to start): every event is
  * listed, <not counted>, and no division by zero anywhere. */
 static void test_empty(void **state)
@@ -403,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_aggregation),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_task_cpus),
 		cmocka_unit_test(test_empty),
 	};
 
