@@ -37,6 +37,11 @@ struct stat_comm {
 	char *comm;
 };
 
+/* A counter that added to the current window (its reads counted once). */
+struct stat_source {
+	uint32_t event, cpu, tid;
+};
+
 struct amb_stat {
 	struct amb_stat_event *ev;
 	size_t nr_ev;
@@ -49,6 +54,9 @@ struct amb_stat {
 	struct stat_comm *comms;
 	size_t nr_comms, cap_comms;
 	struct amb_hashmap by_tid;    /* tid -> index + 1 */
+	struct stat_source *src;      /* of the current window */
+	size_t nr_src, cap_src;
+	struct amb_hashmap by_src;    /* -> index + 1 */
 	unsigned runs;
 	double el_mean, el_m2;
 };
@@ -127,6 +135,8 @@ void amb_stat_free(struct amb_stat *st)
 		free(st->comms[i].comm);
 	free(st->comms);
 	amb_hashmap_free(&st->by_tid);
+	free(st->src);
+	amb_hashmap_free(&st->by_src);
 	free(st);
 }
 
@@ -271,20 +281,56 @@ static void count_add(struct amb_stat_count *to, const struct amb_stat_count *c)
 	to->run = add_sat(to->run, c->run);
 }
 
+struct src_key {
+	const struct amb_stat *st;
+	struct stat_source s;
+};
+
+static bool src_eq(uint64_t stored, const void *key)
+{
+	const struct src_key *k = key;
+	const struct stat_source *s = &k->st->src[stored - 1];
+
+	return s->event == k->s.event && s->cpu == k->s.cpu && s->tid == k->s.tid;
+}
+
+/* Is (@event, @cpu, @tid) new in the current window?  1 yes, 0 no,
+ * -ENOMEM.  Several reads of one counter (intervals summed) are one
+ * counter of the line. */
+static int source_new(struct amb_stat *st, uint32_t event, uint32_t cpu, uint32_t tid)
+{
+	struct src_key k = { st, { event, cpu, tid } };
+	uint64_t h = amb_hash_u64(((uint64_t)cpu << 32 | tid) ^ amb_hash_u64(event));
+
+	if (amb_hashmap_find(&st->by_src, h, src_eq, &k))
+		return 0;
+	if (amb_ensure_cap((void **)&st->src, &st->cap_src, sizeof(*st->src), st->nr_src + 1))
+		return -ENOMEM;
+	st->src[st->nr_src] = k.s;
+	if (amb_hashmap_add(&st->by_src, h, st->nr_src + 1, (void *)(uintptr_t)(st->nr_src + 1)))
+		return -ENOMEM;
+	st->nr_src++;
+	return 1;
+}
+
 int amb_stat_add(struct amb_stat *st, uint32_t event, uint32_t cpu, uint32_t tid,
 		 const struct amb_stat_count *c)
 {
 	struct stat_unit *u;
 	struct stat_cell *cell;
+	int fresh;
 
 	if (event >= st->nr_ev)
 		return -EINVAL;
 	u = unit_get(st, unit_key(st, cpu, tid));
 	if (!u)
 		return -ENOMEM;
+	fresh = source_new(st, event, cpu, tid);
+	if (fresh < 0)
+		return fresh;
 	cell = &u->cells[event];
 	count_add(&cell->cur, c);
-	cell->cur_nr++;
+	cell->cur_nr += (uint32_t)fresh;
 	cell->cur_seen = true;
 	return 0;
 }
@@ -325,6 +371,8 @@ static void welford(unsigned n, double *mean, double *m2, double x)
 
 void amb_stat_end_run(struct amb_stat *st, uint64_t elapsed_ns)
 {
+	st->nr_src = 0;
+	amb_hashmap_clear(&st->by_src);
 	st->runs++;
 	welford(st->runs, &st->el_mean, &st->el_m2, (double)elapsed_ns);
 	for (size_t u = 0; u < st->nr_units; u++) {
@@ -346,6 +394,8 @@ void amb_stat_end_run(struct amb_stat *st, uint64_t elapsed_ns)
 
 void amb_stat_reset(struct amb_stat *st)
 {
+	st->nr_src = 0;
+	amb_hashmap_clear(&st->by_src);
 	st->runs = 0;
 	st->el_mean = st->el_m2 = 0;
 	for (size_t u = 0; u < st->nr_units; u++)
@@ -595,8 +645,12 @@ int amb_stat_lines(const struct amb_stat *st, struct amb_stat_line **out, size_t
 				l->rsd = 100.0 * stddev_of_mean(c->n, c->m2) / c->mean;
 			nl++;
 		}
-		for (size_t i = first; i < nl; i++)
+		for (size_t i = first; i < nl; i++) {
 			derive(st, &v[i], &v[first], nl - first);
+			/* perf prints the unit's counter count for every line. */
+			for (size_t k = first; k < nl && v[i].state == AMB_STAT_NOT_SUPPORTED; k++)
+				v[i].nr = AMB_MAX(v[i].nr, v[k].nr);
+		}
 	}
 	free(units);
 	free(global.cells);

@@ -126,15 +126,22 @@ static void print_events(const struct ana_session *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct ana_event *e = ana_session_event(s, i);
 
-		printf("  [%u] %s: type %u config 0x%llx, %s %llu, sample_type ", e->index, e->name,
-		       e->attr.type, (unsigned long long)e->attr.config,
-		       e->attr.freq ? "freq" : "period", (unsigned long long)e->attr.sample_period);
-		print_sample_type(e->attr.sample_type);
+		printf("  [%u] %s: type %u config 0x%llx, ", e->index, e->name, e->attr.type,
+		       (unsigned long long)e->attr.config);
+		if (!e->attr.freq && !e->attr.sample_period && !e->attr.sample_type) {
+			printf("counting");
+		} else {
+			printf("%s %llu, sample_type ", e->attr.freq ? "freq" : "period",
+			       (unsigned long long)e->attr.sample_period);
+			print_sample_type(e->attr.sample_type);
+		}
 		printf(", %u id%s", e->nr_ids, e->nr_ids == 1 ? "" : "s");
 		if (e->leader != UINT32_MAX && e->leader != e->index)
 			printf(", leader [%u]", e->leader);
 		if (e->flags & AMB_EVENT_FALLBACK)
 			printf(", fallback (opened in place of an unavailable event)");
+		if (e->flags & AMB_EVENT_UNSUPPORTED)
+			printf(", not supported on the recording machine");
 		printf("\n");
 	}
 }
@@ -234,7 +241,8 @@ static int print_blocks(struct amb_reader *r)
 		add_block(&total, bi);
 		if (bi->type == AMB_BLOCK_RING)
 			ring[nring++] = (struct stream_block){ bi->stream, i };
-		if ((bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH) && bi->first_time) {
+		if ((bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH ||
+		     bi->type == AMB_BLOCK_COUNTS) && bi->first_time) {
 			if (!t0 || bi->first_time < t0)
 				t0 = bi->first_time;
 			/* A damaged block may end before it starts. */

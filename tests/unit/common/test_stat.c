@@ -314,6 +314,13 @@ static void test_aggregation(void **state)
 		assert_int_equal(amb_stat_add(node, 0, c, UINT32_MAX, &clk), 0);
 		assert_int_equal(amb_stat_add(cpu, 0, c, UINT32_MAX, &clk), 0);
 	}
+	/* A second read of the same counters in the window (an interval
+	 * summed into a total) adds counts, not counters. */
+	for (uint32_t c = 0; c < 4; c++) {
+		struct amb_stat_count zero = { 0, 0, 0 };
+
+		assert_int_equal(amb_stat_add(node, 0, c, UINT32_MAX, &zero), 0);
+	}
 	amb_stat_end_run(node, 100 * MS);
 	amb_stat_end_run(cpu, 100 * MS);
 	assert_int_equal(amb_stat_lines(node, &v, &n), 0);
@@ -326,9 +333,9 @@ static void test_aggregation(void **state)
 	out = print(node, &po);
 	assert_string_equal(out,
 		"1.500000000;N0;2;200.00;msec;cpu-clock;200000000;100.00;2.000;CPUs utilized;\n"
-		"1.500000000;N0;0;<not supported>;;cycles;0;100.00;;;\n"
+		"1.500000000;N0;2;<not supported>;;cycles;0;100.00;;;\n"
 		"1.500000000;N1;2;200.00;msec;cpu-clock;200000000;100.00;2.000;CPUs utilized;\n"
-		"1.500000000;N1;0;<not supported>;;cycles;0;100.00;;;\n");
+		"1.500000000;N1;2;<not supported>;;cycles;0;100.00;;;\n");
 	free(out);
 	po.format = AMB_STAT_JSON;
 	po.interval = false;
