@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "common/stat.h"
+#include "common/perf_stat.h"
 #include "record/events/events.h"
 #include "record/target.h"
 

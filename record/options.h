@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "common/stat.h"
+#include "common/perf_stat.h"
 
 enum rec_callgraph {
 	REC_CG_NONE = 0,

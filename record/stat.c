@@ -6,7 +6,7 @@
  * For each run (-r): start the target (a command waits on a pipe), open
  * the events for counting (counting.c), start the clock and the command
  * (its counters start at exec), wait for it - reading every group each -I
- * interval - then read the totals.  The table is common/stat.c's, the
+ * interval - then read the totals.  The table is common/perf_stat.c's, the
  * one `amber-analyze stat` prints from the file; it goes to stderr as
  * perf stat's does, keeping the command's stdout its own.
  *
@@ -32,7 +32,7 @@
 
 #include <amber/common.h>
 #include <amber/format.h>
-#include "common/stat.h"
+#include "common/perf_stat.h"
 #include "common/util.h"
 #include "record/counting.h"
 #include "record/events/events.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record/stat.h - `amber-rec stat` (stat.c): count events over a command,
- * processes, threads or CPUs, print perf stat's table (common/stat.h),
+ * processes, threads or CPUs, print perf stat's table (common/perf_stat.h),
  * and with -o keep the counts in a .amber file.
  */
 #ifndef AMB_REC_STAT_H

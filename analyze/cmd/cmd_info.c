@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "analyze/cmd/cmd.h"
-#include "common/stat.h"
+#include "common/perf_stat.h"
 #include <amber/common.h>
 
 static const char usage[] =

@@ -2,7 +2,7 @@
 /*
  * analyze/cmd/cmd_stat.c - `amber-analyze stat FILE`: the counts a
  * recording holds as perf stat's table, printed by the code `amber-rec
- * stat` printed them with (common/stat.h): the intervals of a -I
+ * stat` printed them with (common/perf_stat.h): the intervals of a -I
  * recording, the mean and deviation of -r runs, or a sampling recording's
  * final counts.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
-#include "common/stat.h"
+#include "common/perf_stat.h"
 #include "common/util.h"
 
 static const char usage[] =

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyze/cmd/report.h"
-#include "common/stat.h"
+#include "common/perf_stat.h"
 
 static uint64_t entry_weight(const struct report *r, const struct hist_entry *e)
 {

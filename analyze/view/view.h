@@ -13,7 +13,7 @@
 #include "analyze/view/intern.h"
 #include "analyze/view/out.h"
 #include "analyze/view/stacks.h"
-#include "analyze/view/counts.h"
+#include "analyze/view/counts_table.h"
 #include "analyze/view/stats.h"
 
 #endif /* AMB_ANALYZE_VIEW_H */

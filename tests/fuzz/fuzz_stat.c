@@ -8,7 +8,7 @@
  * events, a group, an unsupported event, a leader out of range - and
  * `amber-analyze stat` prints them every way: intervals and totals,
  * global, per CPU, thread and node, text, CSV and JSON.  The session's
- * COUNTS loader, view/counts.c and common/stat.c meet every value a file
+ * COUNTS loader, view/counts_table.c and common/perf_stat.c meet every value a file
  * can hold: counts near 2^64, running > enabled, zero windows, unknown
  * events, CPUs and threads at UINT32_MAX.
  *

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * common/stat.c - the counting model of stat.h: scaling, states, lines per
- * unit (CPU, thread, node), repeat statistics and perf stat's derived
- * figures.  The output is stat_print.c's.
+ * common/perf_stat.c - the counting model of perf_stat.h: scaling, states,
+ * lines per unit (CPU, thread, node), repeat statistics and perf stat's
+ * derived figures.  The output is perf_stat_print.c's.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -13,7 +13,7 @@
 
 #include <amber/common.h>
 #include "common/hashmap.h"
-#include "common/stat.h"
+#include "common/perf_stat.h"
 #include "common/util.h"
 
 /* An event at one unit. */

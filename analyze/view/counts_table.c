@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * analyze/view/counts.c - COUNTS blocks into the tables of common/stat.h.
+ * analyze/view/counts_table.c - COUNTS blocks into the tables of
+ * common/perf_stat.h.
  * A block is a window (an -I interval, a run, or a sampling recording's
  * end); its stream is the run of `amber-rec stat -r` (FORMAT.md §5.4).
  */
@@ -11,7 +12,7 @@
 #include <string.h>
 
 #include <amber/common.h>
-#include "analyze/view/counts.h"
+#include "analyze/view/counts_table.h"
 
 static uint64_t meta_u64(const struct ana_session *s, const char *key)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/stat.h - the counting model that `amber-rec stat` and
+ * common/perf_stat.h - the counting model that `amber-rec stat` and
  * `amber-analyze stat` share, so that a table printed while recording and
  * the same table printed later from the file are made by one piece of
  * code: scaling counter reads by time_enabled/time_running, the state of a
@@ -9,7 +9,7 @@
  * derived figures perf stat prints (CPUs utilized, GHz, insn per cycle,
  * miss rates, per-second rates), mean and relative standard deviation over
  * repeated runs, and the table in perf stat's text, CSV and JSON shapes
- * (stat.c: the model; stat_print.c: the output).
+ * (perf_stat.c: the model; perf_stat_print.c: the output).
  *
  * It knows the kernel's counting ABI (<linux/perf_event.h> types and
  * configs, the read_format times) and nothing of perf_event_open itself or
@@ -23,8 +23,8 @@
  * shows their mean, and the relative standard deviation when there are
  * several.  amb_stat_reset() forgets them all (the next interval).
  */
-#ifndef AMB_COMMON_STAT_H
-#define AMB_COMMON_STAT_H
+#ifndef AMB_COMMON_PERF_STAT_H
+#define AMB_COMMON_PERF_STAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -181,7 +181,7 @@ size_t amb_stat_event_count(const struct amb_stat *st);
  * amb_warn(), once per event, naming the group to shrink. */
 void amb_stat_warn_unreliable(const struct amb_stat *st);
 
-/* ---- output (stat_print.c) ------------------------------------------------ */
+/* ---- output (perf_stat_print.c) ------------------------------------------------ */
 
 enum amb_stat_format {
 	AMB_STAT_TEXT,           /* perf stat's table */
@@ -217,4 +217,4 @@ void amb_stat_print_interval_header(FILE *f, enum amb_stat_aggr aggr);
  */
 int amb_stat_print(const struct amb_stat *st, FILE *f, const struct amb_stat_print_opts *po);
 
-#endif /* AMB_COMMON_STAT_H */
+#endif /* AMB_COMMON_PERF_STAT_H */

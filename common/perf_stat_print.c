@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * common/stat_print.c - the table of stat.h in perf stat's three shapes:
- * the text table (tools/perf/util/stat-display.c's columns: value, unit,
+ * common/perf_stat_print.c - the table of perf_stat.h in perf stat's three
+ * shapes: the text table (tools/perf/util/stat-display.c's columns: value, unit,
  * event, '#' and the derived figure, noise with -r), CSV with -x (perf's
  * columns: value, unit, event, [noise,] run time, running share, metric
  * value, metric unit, then amber's own: the unreliable mark) and one JSON
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include <amber/common.h>
-#include "common/stat.h"
+#include "common/perf_stat.h"
 #include "common/util.h"
 
 #define LINE_MAX_LEN 2048

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze/view/counts.h - a recording's stored counts (its COUNTS blocks,
- * FORMAT.md §5.4) as the tables of common/stat.h (counts.c): the table
+ * analyze/view/counts_table.h - a recording's stored counts (its COUNTS
+ * blocks, FORMAT.md §5.4) as the tables of common/perf_stat.h
+ * (counts_table.c): the table
  * `amber-analyze stat` prints, made by the code `amber-rec stat` prints
  * with, and the totals `info` and `report` show.
  */
-#ifndef AMB_ANALYZE_VIEW_COUNTS_H
-#define AMB_ANALYZE_VIEW_COUNTS_H
+#ifndef AMB_ANALYZE_VIEW_COUNTS_TABLE_H
+#define AMB_ANALYZE_VIEW_COUNTS_TABLE_H
 
 #include "analyze/replay/replay.h"
-#include "common/stat.h"
+#include "common/perf_stat.h"
 
 /*
  * An empty table of @s's events summed as @aggr says: the node of each
@@ -44,4 +45,4 @@ uint64_t ana_counts_run_ns(const struct ana_session *s, uint32_t run);
 int ana_counts_totals(const struct ana_session *s, enum amb_stat_aggr aggr,
 		      struct amb_stat **out);
 
-#endif /* AMB_ANALYZE_VIEW_COUNTS_H */
+#endif /* AMB_ANALYZE_VIEW_COUNTS_TABLE_H */

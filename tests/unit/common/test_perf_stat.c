@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/stat.c and stat_print.c, from synthetic group
+/* Unit tests for common/perf_stat.c and perf_stat_print.c, from synthetic group
  * reads: scaling by time_enabled/time_running, <not counted>,
  * <not supported>, the unreliable-estimate mark and the warning naming the
  * group to shrink, the derived figures (also of the hardware events this
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include <amber/common.h>
-#include "common/stat.h"
+#include "common/perf_stat.h"
 
 #define HW(x) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##x
 #define SW(x) PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##x
