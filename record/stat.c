@@ -102,14 +102,14 @@ static void usage(FILE *f)
 		"  -o, --output FILE        also keep the counts in the .amber FILE, per interval\n"
 		"                           and CPU or thread: amber-analyze stat FILE prints them\n"
 		"                           (unlike perf stat -o, which writes the text)\n"
-		"  -v, --verbose            say why each unsupported default event is\n"
+		"  -v, --verbose            the reason for each default event not supported here\n"
 		"  -h, --help\n\n"
 		"A line shows the count (clocks in msec), '#' and the figure derived from it\n"
 		"(CPUs utilized, GHz, insn per cycle, miss rates, rates per second), and the share\n"
 		"of its enabled time the counter ran: below 100%% the count is scaled, an estimate,\n"
 		"and one from under 1 ms of running time is marked unreliable.  <not counted>: it\n"
 		"never ran; <not supported>: this machine cannot count it (the reason goes to\n"
-		"stderr).\n\n"
+		"stderr; when no event can be counted, that is an error).\n\n"
 		"exit status: the command's; 125 when amber-rec fails, 126/127 when the command\n"
 		"cannot be run / found.\n", REC_STAT_MIN_INTERVAL_MS);
 }
