@@ -47,9 +47,9 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(B)/gen -Iformat/include -Icom
 SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 
-LIBS_FORMAT  := $(call pc_libs,$(PKGS_FORMAT)) -lpthread
+LIBS_FORMAT  := $(call pc_libs,$(PKGS_FORMAT)) -lpthread -lm
 LIBS_RECORD  := $(call pc_libs,$(PKGS_RECORD)) $(LIBS_RECORD_EXTRA) $(LIBS_FORMAT)
-LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) $(LIBS_FORMAT) -lm
+LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) $(LIBS_FORMAT)
 LIBS_CMOCKA  := $(call pc_libs,cmocka)
 
 # Every .c file under a directory, subfolders included.

@@ -42,6 +42,8 @@
 #include "record/ksyms_trim.h"
 #include "record/meta.h"
 #include "record/options.h"
+#include "record/output.h"
+#include "record/stat.h"
 #include "record/synthesize.h"
 #include "record/sysutil.h"
 #include "record/target.h"
@@ -75,7 +77,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: amber-rec [OPTIONS] -- COMMAND [ARGS]\n"
 		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -a | -C CPUS\n"
-		"       amber-rec --list-events [PATTERN]\n\n"
+		"       amber-rec stat [OPTIONS] -- COMMAND [ARGS]   (amber-rec stat --help)\n"
+		"       amber-rec --list-events [PATTERN] [-v]\n\n"
 		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
 		"  -F, --freq HZ            samples per second (default %u)\n"
 		"  -c, --count PERIOD       sample every PERIOD events instead\n"
@@ -99,7 +102,8 @@ static void usage(FILE *f)
 		"                           the samples name), all, or auto (used when that\n"
 		"                           saves 1/%d of the file or more and no tracepoint\n"
 		"                           prints kernel function pointers; the default)\n"
-		"      --list-events [PAT]  list the events this machine can record\n"
+		"      --list-events [PAT]  list the event names -e takes, and why any does not open\n"
+		"                           here; -v adds descriptions\n"
 		"  -h, --help, --version\n",
 		REC_DEFAULT_FREQ, REC_DEFAULT_STACK_SIZE, REC_DEFAULT_OUTPUT,
 		AMB_DEFAULT_ZSTD_LEVEL, REC_DEFAULT_FLUSH_MS, REC_KSYMS_AUTO_SHARE);
@@ -146,23 +150,6 @@ static uint64_t kv_count(const struct amb_buf *b)
 	return n;
 }
 
-/* Move an existing output to FILE.old, as perf does: never destroy a
- * recording silently. */
-static int move_old_output(const char *path)
-{
-	struct stat st;
-	char old[4096];
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
-		return -ENAMETOOLONG;
-	if (rename(path, old))
-		return -errno;
-	fprintf(stderr, "amber-rec: note: moved existing %s to %s\n", path, old);
-	return 0;
-}
-
 static int parse_events(struct rec_session *s)
 {
 	static char default_spec[] = "cycles";
@@ -176,6 +163,9 @@ static int parse_events(struct rec_session *s)
 		if (err)
 			return err;
 	}
+	/* Only the default event may be replaced (cycles by cpu-clock). */
+	for (size_t i = 0; !s->opts.nr_event_specs && i < s->events.n; i++)
+		s->events.v[i].implicit = true;
 	if (!s->events.n) {
 		snprintf(s->err, sizeof(s->err), "no event to record");
 		return -EINVAL;
@@ -408,7 +398,8 @@ static int write_epilogue(struct rec_session *s, const struct rec_counters *c, i
 	int n, err;
 
 	n = rec_counts_build(&s->evlist, &s->target, &b);
-	err = n < 0 ? n : append_buf(s, AMB_BLOCK_COUNTS, &b, (uint64_t)n, 0, 0);
+	/* The counts' window: from enabling to disabling (FORMAT.md §5.4). */
+	err = n < 0 ? n : append_buf(s, AMB_BLOCK_COUNTS, &b, (uint64_t)n, s->run_ns, s->end_ns);
 #define PUT(key, val) do { \
 		snprintf(v, sizeof(v), "%" PRIu64, (uint64_t)(val)); \
 		if (!err) \
@@ -545,6 +536,8 @@ int main(int argc, char **argv)
 	bool have_status = false, exec_failed = false;
 
 	amb_set_warn(print_warning, NULL);
+	if (argc > 1 && !strcmp(argv[1], "stat"))
+		return rec_stat_main(argc, argv);
 	s->target.go_fd = s->target.err_fd = -1;
 	if (rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err))) {
 		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec --help)\n", s->err);
@@ -560,7 +553,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (s->opts.list_events) {
-		err = rec_events_list(stdout, s->opts.list_pattern);
+		err = rec_events_list(stdout, s->opts.list_pattern, s->opts.verbose);
 		if (err)
 			fprintf(stderr, "amber-rec: error: listing events: %s\n", strerror(-err));
 		rec_opts_free(&s->opts);
@@ -589,7 +582,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto fail;
 
-	err = move_old_output(s->opts.output);
+	err = rec_output_move_old(s->opts.output);
 	if (err) {
 		snprintf(s->err, sizeof(s->err), "cannot move the existing %s out of the way: %s",
 			 s->opts.output, strerror(-err));

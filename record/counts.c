@@ -48,8 +48,9 @@ int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t, st
 				memset(&ce, 0, sizeof(ce));
 				ce.event = (uint32_t)e;
 				ce.cpu = (uint32_t)t->cpus[c];
-				ce.tid = t->kind == REC_TARGET_PID || t->kind == REC_TARGET_TID
-					 ? (uint32_t)t->threads[th] : UINT32_MAX;
+				/* A command's counters are its task's too (FORMAT.md §5.4). */
+				ce.tid = t->kind != REC_TARGET_SYSTEM ? (uint32_t)t->threads[th]
+								       : UINT32_MAX;
 				ce.value = v[0];
 				ce.time_enabled = v[1];
 				ce.time_running = v[2];

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <amber/common.h>
+#include "record/events/probe.h"
 #include "record/evsel.h"
 #include "record/ring.h"
 #include "record/sysutil.h"
@@ -152,14 +153,19 @@ static bool counts_only(const struct perf_event_attr *a, int cpu, pid_t pid)
 static void open_error(char *err, size_t errlen, const struct rec_event *ev,
 		       const struct rec_sampling *s, int cpu, pid_t pid, int e)
 {
-	char where[64];
+	char where[64], why[256];
 	int n;
 
 	if (pid > 0)
 		snprintf(where, sizeof(where), "cpu %d, thread %d", cpu, (int)pid);
 	else
 		snprintf(where, sizeof(where), "cpu %d", cpu);
-	n = snprintf(err, errlen, "cannot open event '%s' (%s): %s", ev->name, where, strerror(e));
+	/* ENOENT's "No such file or directory" says nothing about an event. */
+	if (rec_probe_unsupported(e))
+		rec_probe_why(&ev->attr, e, false, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "%s", strerror(e));
+	n = snprintf(err, errlen, "cannot open event '%s' (%s): %s", ev->name, where, why);
 	if (n < 0 || (size_t)n >= errlen)
 		return;
 	err += n;
@@ -174,7 +180,7 @@ static void open_error(char *err, size_t errlen, const struct rec_event *ev,
 	} else if ((e == EOPNOTSUPP || e == EINVAL) && counts_only(&ev->attr, cpu, pid)) {
 		snprintf(err, errlen,
 			 "\n  this PMU does not support sampling: it can only count, and amber-rec "
-			 "records samples");
+			 "records samples (amber-rec stat counts it)");
 	} else if (e == EOPNOTSUPP && s->branch) {
 		snprintf(err, errlen, "\n  this PMU cannot sample branch stacks (--branch)");
 	} else if ((e == EOPNOTSUPP || e == EINVAL) && s->data) {
@@ -183,6 +189,9 @@ static void open_error(char *err, size_t errlen, const struct rec_event *ev,
 		snprintf(err, errlen, "\n  this PMU has no precise sampling (the :p modifier)");
 	} else if (e == EMFILE) {
 		snprintf(err, errlen, "\n  too many open files: raise 'ulimit -n'");
+	} else if (rec_probe_unsupported(e)) {
+		rec_probe_why(&ev->attr, e, true, why, sizeof(why));
+		snprintf(err, errlen, "\n  not supported here: %s", why);
 	}
 }
 
@@ -324,14 +333,17 @@ static int open_with_fallbacks(struct rec_evlist *el, size_t e, const struct rec
 			amb_warn("kernel.perf_event_paranoid forbids kernel samples: "
 				 "recording user space only for '%s'", ev->name);
 	}
-	if (ret && is_hardware(&ev->attr) && !ev->fallback &&
-	    (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV)) {
-		char *name = strdup(ev->name);
+	if (ret && ev->implicit && is_hardware(&ev->attr) && !ev->fallback &&
+	    rec_probe_unsupported(-ret)) {
+		char *name = strdup(ev->name), why[256];
 
+		rec_probe_why(&ev->attr, -ret, false, why, sizeof(why));
 		close_event(el, e);
 		ret = rec_events_fallback_cpu_clock(el->events, e);
 		if (!ret) {
-			amb_warn("%s not supported here; using cpu-clock", name ? name : "event");
+			amb_warn("the default event %s is not supported here (%s): sampling "
+				 "cpu-clock instead (-e names the event to sample)",
+				 name ? name : "event", why);
 			ev = &el->events->v[e];
 			prepare_event(ev, e, s);
 			ret = open_event(el, e, s, t, err, errlen);

@@ -52,9 +52,9 @@ struct rec_evlist {
 
 /*
  * Apply @s to every event of @events and open them on @t: per CPU, per
- * thread for PID/TID targets, disabled unless enable_on_exec.  A hardware
- * event the machine has no PMU for is replaced by cpu-clock (with a
- * warning).  The first fd of each CPU owns a ring of @pages pages; every
+ * thread for PID/TID targets, disabled unless enable_on_exec.  A default
+ * (implicit) hardware event the machine has no PMU for is replaced by
+ * cpu-clock, with a warning; an event the user named is an error.  The first fd of each CPU owns a ring of @pages pages; every
  * other fd of that CPU is redirected into it.  Errors: -errno with a
  * message naming the event, CPU and thread in @err, explaining
  * perf_event_paranoid for EACCES/EPERM.

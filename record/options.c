@@ -51,6 +51,7 @@ static const struct option long_opts[] = {
 	{ "all-cpus",          no_argument,       NULL, 'a' },
 	{ "cpu",               required_argument, NULL, 'C' },
 	{ "list-events",       no_argument,       NULL, OPT_LIST },
+	{ "verbose",           no_argument,       NULL, 'v' },
 	{ "help",              no_argument,       NULL, 'h' },
 	{ "version",           no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -201,7 +202,7 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 	opterr = 0;
 
 	/* '+': stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+:e:o:F:c:gdbm:z:p:t:aC:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:o:F:c:gdbm:z:p:t:aC:vh", long_opts, NULL)) != -1) {
 		uint64_t v;
 
 		switch (c) {
@@ -309,6 +310,9 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		case OPT_LIST:
 			o->list_events = true;
 			break;
+		case 'v':
+			o->verbose = true;
+			break;
 		case 'h':
 			o->help = true;
 			break;
@@ -330,6 +334,11 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 	if (o->help || o->version)
 		return 0;
 	if (o->list_events) {
+		/* "--list-events 'perf::*' -v": -v after the pattern too. */
+		if (o->argc == 2 && (!strcmp(o->argv[1], "-v") || !strcmp(o->argv[1], "--verbose"))) {
+			o->verbose = true;
+			o->argc = 1;
+		}
 		if (o->argc > 1)
 			return fail(err, errlen, "--list-events takes one pattern");
 		o->list_pattern = o->argc ? o->argv[0] : NULL;
@@ -353,5 +362,163 @@ void rec_opts_free(struct rec_opts *o)
 	free(o->event_specs);
 	free(o->pids);
 	free(o->tids);
+	memset(o, 0, sizeof(*o));
+}
+
+/* ---- amber-rec stat -------------------------------------------------------- */
+
+enum {
+	OPT_STAT_PER_THREAD = 256,
+	OPT_STAT_PER_NODE,
+	OPT_STAT_VERSION,
+};
+
+static const struct option stat_long_opts[] = {
+	{ "event",             required_argument, NULL, 'e' },
+	{ "output",            required_argument, NULL, 'o' },
+	{ "pid",               required_argument, NULL, 'p' },
+	{ "tid",               required_argument, NULL, 't' },
+	{ "all-cpus",          no_argument,       NULL, 'a' },
+	{ "cpu",               required_argument, NULL, 'C' },
+	{ "interval-print",    required_argument, NULL, 'I' },
+	{ "repeat",            required_argument, NULL, 'r' },
+	{ "field-separator",   required_argument, NULL, 'x' },
+	{ "json",              no_argument,       NULL, 'j' },
+	{ "no-aggr",           no_argument,       NULL, 'A' },
+	{ "per-cpu",           no_argument,       NULL, 'A' },
+	{ "per-thread",        no_argument,       NULL, OPT_STAT_PER_THREAD },
+	{ "per-node",          no_argument,       NULL, OPT_STAT_PER_NODE },
+	{ "verbose",           no_argument,       NULL, 'v' },
+	{ "help",              no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int stat_set_aggr(struct rec_stat_opts *o, enum amb_stat_aggr a, char *err, size_t errlen)
+{
+	if (o->aggr != AMB_STAT_AGGR_GLOBAL && o->aggr != a)
+		return fail(err, errlen, "use one of -A/--per-cpu, --per-thread and --per-node");
+	o->aggr = a;
+	return 0;
+}
+
+int rec_stat_opts_parse(struct rec_stat_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	struct rec_opts *r = &o->rec;
+	char opt[3];
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->repeat = 1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:o:p:t:aC:I:r:x:jAvh", stat_long_opts, NULL)) != -1) {
+		uint64_t v;
+
+		switch (c) {
+		case 'e':
+			if (amb_ensure_cap((void **)&r->event_specs, &r->cap_event_specs,
+					   sizeof(*r->event_specs), r->nr_event_specs + 1)) {
+				snprintf(err, errlen, "-e '%s': out of memory", optarg);
+				return -ENOMEM;
+			}
+			r->event_specs[r->nr_event_specs++] = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return fail(err, errlen, "-o needs a file name");
+			r->output = optarg;
+			break;
+		case 'p':
+			if (parse_pids(optarg, &r->pids, &r->nr_pids, &r->cap_pids))
+				return fail(err, errlen, "invalid process list '%s'", optarg);
+			break;
+		case 't':
+			if (parse_pids(optarg, &r->tids, &r->nr_tids, &r->cap_tids))
+				return fail(err, errlen, "invalid thread list '%s'", optarg);
+			break;
+		case 'a':
+			r->system_wide = true;
+			break;
+		case 'C':
+			r->cpulist = optarg;
+			break;
+		case 'I':
+			if (parse_u64(optarg, REC_STAT_MIN_INTERVAL_MS, 3600 * 1000, &v))
+				return fail(err, errlen, "invalid -I '%s': the interval is in milliseconds, "
+					    "%u to 3600000", optarg, REC_STAT_MIN_INTERVAL_MS);
+			o->interval_ms = (unsigned)v;
+			break;
+		case 'r':
+			if (parse_u64(optarg, 1, 1000000, &v))
+				return fail(err, errlen, "invalid -r '%s': the number of runs is 1 to "
+					    "1000000", optarg);
+			o->repeat = (unsigned)v;
+			break;
+		case 'x':
+			if (!*optarg)
+				return fail(err, errlen, "-x needs a separator");
+			o->sep = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'A':
+			if (stat_set_aggr(o, AMB_STAT_AGGR_CPU, err, errlen))
+				return -EINVAL;
+			break;
+		case OPT_STAT_PER_THREAD:
+			if (stat_set_aggr(o, AMB_STAT_AGGR_THREAD, err, errlen))
+				return -EINVAL;
+			break;
+		case OPT_STAT_PER_NODE:
+			if (stat_set_aggr(o, AMB_STAT_AGGR_NODE, err, errlen))
+				return -EINVAL;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			r->help = true;
+			break;
+		case ':':
+			return fail(err, errlen, "option '%s' needs an argument",
+				    bad_option(argv, optind, optopt, opt));
+		default:
+			return fail(err, errlen, "unknown option '%s'",
+				    bad_option(argv, optind, optopt, opt));
+		}
+	}
+	if (optind < argc) {
+		r->argv = argv + optind;
+		r->argc = argc - optind;
+	}
+	if (r->help)
+		return 0;
+	if (o->sep && o->json)
+		return fail(err, errlen, "-x and --json are two output formats: choose one");
+	if ((r->nr_pids || r->nr_tids) && (r->argc || r->system_wide || r->cpulist))
+		return fail(err, errlen, "-p/-t count running tasks: give no command, -a or -C");
+	if (r->nr_pids && r->nr_tids)
+		return fail(err, errlen, "use either -p or -t");
+	if (!r->argc && !r->nr_pids && !r->nr_tids && !r->system_wide && !r->cpulist)
+		return fail(err, errlen, "nothing to count: give a command, -p PID, -t TID or -a");
+	if (o->repeat > 1 && !r->argc)
+		return fail(err, errlen, "-r repeats a command: give one");
+	if (o->aggr == AMB_STAT_AGGR_THREAD && !r->nr_pids && !r->nr_tids)
+		return fail(err, errlen, "--per-thread needs -p or -t (a command's counters "
+			    "include the threads it starts)");
+	if ((o->aggr == AMB_STAT_AGGR_CPU || o->aggr == AMB_STAT_AGGR_NODE) &&
+	    !r->system_wide && !r->cpulist)
+		return fail(err, errlen, "%s needs -a or -C (a command's counters follow its "
+			    "threads from CPU to CPU)",
+			    o->aggr == AMB_STAT_AGGR_CPU ? "-A/--per-cpu" : "--per-node");
+	return 0;
+}
+
+void rec_stat_opts_free(struct rec_stat_opts *o)
+{
+	if (!o)
+		return;
+	rec_opts_free(&o->rec);
 	memset(o, 0, sizeof(*o));
 }

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/perf_stat.h"
+
 enum rec_callgraph {
 	REC_CG_NONE = 0,
 	REC_CG_FP,      /* PERF_SAMPLE_CALLCHAIN walked by the kernel */
@@ -48,6 +50,7 @@ struct rec_opts {
 	const char *cpulist;       /* -C */
 	bool list_events;          /* --list-events [PATTERN] */
 	const char *list_pattern;
+	bool verbose;              /* -v: --list-events with descriptions */
 	bool help, version;
 	char **argv;               /* the command after the options, or NULL */
 	int argc;
@@ -62,6 +65,30 @@ struct rec_opts {
 int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen);
 /* Free the arrays rec_opts_parse() allocated and zero @o (NULL-safe). */
 void rec_opts_free(struct rec_opts *o);
+
+/* The command line of `amber-rec stat`, perf stat's options. */
+struct rec_stat_opts {
+	struct rec_opts rec;         /* -e, -o, -p, -t, -a, -C and the command, in the
+				      * fields rec_target_init() reads; output NULL
+				      * unless -o was given */
+	unsigned interval_ms;        /* -I; 0 = no intervals */
+	unsigned repeat;             /* -r; at least 1 */
+	const char *sep;             /* -x SEP, or NULL */
+	bool json;                   /* -j, --json */
+	enum amb_stat_aggr aggr;     /* -A/--per-cpu, --per-thread, --per-node */
+	bool verbose;                /* -v: the reason of every unsupported event */
+};
+
+#define REC_STAT_MIN_INTERVAL_MS 10u
+
+/*
+ * Parse the arguments after "stat" (@argv[0] is "stat") into @o, zeroed
+ * first.  Returns 0, or -EINVAL with a message for the user in @err.
+ * Free with rec_stat_opts_free(), also after an error.
+ */
+int rec_stat_opts_parse(struct rec_stat_opts *o, int argc, char **argv, char *err,
+			size_t errlen);
+void rec_stat_opts_free(struct rec_stat_opts *o);
 
 /* Default dwarf rings: REC_RING_HOLD_MS of samples, at least MIN_BYTES and
  * at most MAX_BYTES per CPU, all CPUs' rings together within BUDGET. */

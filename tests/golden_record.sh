@@ -4,7 +4,7 @@
 # They are the fixed inputs of tests/cli/test_golden.sh: real recordings of
 # the bundled workload, made self-contained with `archive --mini --no-debug`
 # (the reduced ELF files of every DSO the samples hit are embedded), so that
-# they analyze the same on any machine.  Run by hand, as root, after
+# they analyze the same on any machine; stat.amber holds counts only.  Run by hand, as root, after
 # `make programs`; then regenerate the expected outputs with
 #     AMB_GOLDEN_UPDATE=1 sh tests/cli/test_golden.sh
 # and review the diff before committing both.
@@ -33,4 +33,8 @@ rec fp2 -e cpu-clock -F 999 -g -- "$P/workload" --work 30 --mix 2,3,5
 rec dwarf -e cpu-clock -F 499 --call-graph dwarf,8192 -- "$P/workload-nofp" --work 15
 rec tp -e sched:sched_switch -e '{cpu-clock,task-clock}' -g -- "$P/workload" --work 10 --sleep-ms 2
 rec pf -e page-faults -c 1 -d -g -- "$P/workload" --work 2
+# Counts, not samples: per CPU, in 50 ms intervals (nothing to archive).
+rm -f "$OUT/stat.amber"
+"$REC" stat -o "$OUT/stat.amber" -a -A -I 50 -e '{cpu-clock,context-switches},page-faults,cycles' \
+	-- "$P/workload" --work 10
 ls -l "$OUT"

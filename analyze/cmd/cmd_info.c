@@ -13,6 +13,7 @@
 
 #include "analyze/cmd/cmd.h"
 #include "common/util.h"
+#include "common/perf_stat.h"
 #include <amber/common.h>
 
 static const char usage[] =
@@ -126,17 +127,64 @@ static void print_events(const struct ana_session *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct ana_event *e = ana_session_event(s, i);
 
-		printf("  [%u] %s: type %u config 0x%llx, %s %llu, sample_type ", e->index, e->name,
-		       e->attr.type, (unsigned long long)e->attr.config,
-		       e->attr.freq ? "freq" : "period", (unsigned long long)e->attr.sample_period);
-		print_sample_type(e->attr.sample_type);
+		printf("  [%u] %s: type %u config 0x%llx, ", e->index, e->name, e->attr.type,
+		       (unsigned long long)e->attr.config);
+		if (!e->attr.freq && !e->attr.sample_period && !e->attr.sample_type) {
+			printf("counting");
+		} else {
+			printf("%s %llu, sample_type ", e->attr.freq ? "freq" : "period",
+			       (unsigned long long)e->attr.sample_period);
+			print_sample_type(e->attr.sample_type);
+		}
 		printf(", %u id%s", e->nr_ids, e->nr_ids == 1 ? "" : "s");
 		if (e->leader != UINT32_MAX && e->leader != e->index)
 			printf(", leader [%u]", e->leader);
 		if (e->flags & AMB_EVENT_FALLBACK)
 			printf(", fallback (opened in place of an unavailable event)");
+		if (e->flags & AMB_EVENT_UNSUPPORTED)
+			printf(", not supported on the recording machine");
 		printf("\n");
 	}
+}
+
+/* The stored counts (FORMAT.md §5.4) summed per event; amber-analyze stat
+ * prints them in full. */
+static int print_counts(const struct ana_session *s)
+{
+	size_t nb = ana_session_counts_count(s), nl;
+	struct amb_stat_line *v;
+	struct amb_stat *st;
+	unsigned runs;
+	int err;
+
+	if (!nb)
+		return 0;
+	err = ana_counts_totals(s, AMB_STAT_AGGR_GLOBAL, &st);
+	if (err)
+		return err == -ENODATA ? 0 : err;
+	err = amb_stat_lines(st, &v, &nl);
+	if (err) {
+		amb_stat_free(st);
+		return err;
+	}
+	runs = amb_stat_runs(st);
+	printf("\ncounts:     %zu block%s", nb, nb == 1 ? "" : "s");
+	if (runs > 1)
+		printf(", mean of %u runs", runs);
+	printf(" (amber-analyze stat prints them as perf stat)\n");
+	for (size_t i = 0; i < nl; i++) {
+		char val[64];
+
+		amb_stat_value_text(st, &v[i], val, sizeof(val));
+		printf("  %-32s %20s", amb_stat_event(st, v[i].event)->name, val);
+		if (v[i].state != AMB_STAT_NOT_COUNTED && v[i].state != AMB_STAT_NOT_SUPPORTED)
+			printf("  (%.2f%% running%s)", v[i].share,
+			       v[i].state == AMB_STAT_UNRELIABLE ? ", unreliable estimate" : "");
+		printf("\n");
+	}
+	free(v);
+	amb_stat_free(st);
+	return 0;
 }
 
 struct block_sum {
@@ -194,7 +242,8 @@ static int print_blocks(struct amb_reader *r)
 		add_block(&total, bi);
 		if (bi->type == AMB_BLOCK_RING)
 			ring[nring++] = (struct stream_block){ bi->stream, i };
-		if ((bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH) && bi->first_time) {
+		if ((bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH ||
+		     bi->type == AMB_BLOCK_COUNTS) && bi->first_time) {
 			if (!t0 || bi->first_time < t0)
 				t0 = bi->first_time;
 			/* A damaged block may end before it starts. */
@@ -322,7 +371,7 @@ int ana_cmd_info(int argc, char **argv)
 		printf("\n");
 	}
 	print_events(s);
-	if (print_blocks(r) || (records && print_records(s))) {
+	if (print_counts(s) || print_blocks(r) || (records && print_records(s))) {
 		fflush(stdout);
 		ana_cmd_error("info", "%s: out of memory", path);
 		rc = 2;

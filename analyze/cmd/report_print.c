@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/cmd/report.h"
+#include "common/perf_stat.h"
 
 static uint64_t entry_weight(const struct report *r, const struct hist_entry *e)
 {
@@ -117,6 +118,50 @@ static void print_callgraph(struct report *r, struct ana_out *o, struct hist_ent
 	ana_out_printf(o, "\n");
 }
 
+/* The recording's stored counts (FORMAT.md §5.4), summed per event as
+ * amber-analyze stat sums them: ", NAME VALUE (SHARE% running)" or JSON
+ * objects. */
+static void print_counts(struct report *r, struct ana_out *o)
+{
+	struct amb_stat_line *v = NULL;
+	struct amb_stat *st;
+	size_t n = 0;
+
+	if (ana_counts_totals(r->s, AMB_STAT_AGGR_GLOBAL, &st))
+		st = NULL;
+	if (st && amb_stat_lines(st, &v, &n))
+		n = 0;
+	if (r->json)
+		ana_out_printf(o, ",\"counts\":[");
+	else if (n)
+		ana_out_printf(o, "# counts:");
+	for (size_t i = 0; i < n; i++) {
+		const char *name = amb_stat_event(st, v[i].event)->name;
+		bool counted = v[i].state != AMB_STAT_NOT_COUNTED &&
+			       v[i].state != AMB_STAT_NOT_SUPPORTED;
+		char val[64];
+
+		if (r->json) {
+			ana_out_printf(o, "%s{\"event\":", i ? "," : "");
+			ana_out_json(o, name);
+			ana_out_printf(o, ",\"count\":%.0f,\"enabled_ns\":%" PRIu64 ",\"running_ns\":%"
+				       PRIu64 "}", v[i].value, v[i].sum.ena, v[i].sum.run);
+			continue;
+		}
+		amb_stat_value_text(st, &v[i], val, sizeof(val));
+		ana_out_printf(o, "%s %s %s", i ? "," : "", name, val);
+		if (counted)
+			ana_out_printf(o, " (%.2f%% running%s)", v[i].share,
+				       v[i].state == AMB_STAT_UNRELIABLE ? ", unreliable" : "");
+	}
+	if (r->json)
+		ana_out_printf(o, "]");
+	else if (n)
+		ana_out_printf(o, "\n");
+	free(v);
+	amb_stat_free(st);
+}
+
 void ana_report_print_header(struct report *r, struct ana_out *o)
 {
 	struct ana_session_stats st;
@@ -139,6 +184,7 @@ void ana_report_print_header(struct report *r, struct ana_out *o)
 			       st.last_time > st.first_time ?
 				       (double)(st.last_time - st.first_time) / 1e9 : 0.0,
 			       st.samples, lost, r->filtered);
+		print_counts(r, o);
 		return;
 	}
 	ana_out_printf(o, "# ========\n");
@@ -152,7 +198,9 @@ void ana_report_print_header(struct report *r, struct ana_out *o)
 	ana_out_printf(o, "# events:");
 	for (i = 0; i < ana_session_event_count(r->s); i++)
 		ana_out_printf(o, "%s %s", i ? "," : "", ana_session_event(r->s, i)->name);
-	ana_out_printf(o, "\n# ========\n#\n");
+	ana_out_printf(o, "\n");
+	print_counts(r, o);
+	ana_out_printf(o, "# ========\n#\n");
 }
 
 void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, bool *first_json)

@@ -135,8 +135,8 @@ struct ana_record {
 struct ana_session;
 
 /*
- * Open a recording: read its META, EVENT_ATTR, BUILDID, TRACEFS and
- * TOPOLOGY blocks (small; KSYMS waits for ana_session_ksyms()) and prepare
+ * Open a recording: read its META, EVENT_ATTR, BUILDID, TRACEFS, TOPOLOGY
+ * and COUNTS blocks (small; KSYMS waits for ana_session_ksyms()) and prepare
  * the k-way merge of its RING blocks.
  * Problems the format reader stepped over, blocks that do not load and
  * entries that do not parse are reported through amb_warn() and skipped.
@@ -188,6 +188,23 @@ struct ana_buildid {
 /* Number of build-id table entries, and the @i-th one (owned by @s). */
 size_t ana_session_buildid_count(const struct ana_session *s);
 const struct ana_buildid *ana_session_buildid(const struct ana_session *s, size_t i);
+
+/*
+ * One COUNTS block (FORMAT.md §5.4): what each counter counted in the
+ * block's window.  Blocks add up: a sampling recording has one, with the
+ * final counts; `amber-rec stat -o` writes one per interval or run.
+ */
+struct ana_counts {
+	uint32_t run;                  /* the block's stream: the run of stat -r
+					* (0 for a block of no stream) */
+	uint64_t first_time, last_time; /* the window, perf clock; 0 when unknown */
+	struct amb_count_entry *v;     /* the entries, in file order */
+	size_t n;
+};
+/* Number of COUNTS blocks that loaded, and the @i-th in file order (owned
+ * by @s; @i below the count). */
+size_t ana_session_counts_count(const struct ana_session *s);
+const struct ana_counts *ana_session_counts(const struct ana_session *s, size_t i);
 
 /* True when the raw records need byte swapping on this host. */
 bool ana_session_swapped(const struct ana_session *s);

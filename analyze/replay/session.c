@@ -63,6 +63,8 @@ struct ana_session {
 	size_t nr_ids;
 	struct ana_buildid *bids;
 	size_t nr_bids, cap_bids;
+	struct ana_counts *counts;
+	size_t nr_counts, cap_counts;
 	struct ana_session_stats stats;
 };
 
@@ -258,6 +260,39 @@ static int load_buildids(struct ana_session *s, const struct amb_block_info *bi,
 	return 0;
 }
 
+/* FORMAT.md §5.4: a block's entries; the window and run are its header's. */
+static int load_counts(struct ana_session *s, const struct amb_block_info *bi,
+		       const void *data, size_t len)
+{
+	struct amb_count_entry e;
+	struct ana_counts *b;
+	struct amb_cursor c;
+	size_t cap = 0;
+	char where[64];
+	int ret;
+
+	if (amb_ensure_cap((void **)&s->counts, &s->cap_counts, sizeof(*s->counts),
+			   s->nr_counts + 1))
+		return -ENOMEM;
+	b = &s->counts[s->nr_counts++];
+	memset(b, 0, sizeof(*b));
+	b->run = bi->stream == AMB_STREAM_NONE ? 0 : bi->stream;
+	b->first_time = bi->first_time;
+	b->last_time = bi->last_time;
+	amb_cursor_init(&c, data, len);
+	while ((ret = amb_count_next(&c, &e)) > 0) {
+		if (amb_ensure_cap((void **)&b->v, &cap, sizeof(*b->v), b->n + 1))
+			return -ENOMEM;
+		b->v[b->n++] = e;
+	}
+	if (ret < 0) {
+		block_where(bi, where, sizeof(where));
+		amb_warn("%s: counts entry at payload offset %zu: %s; rest of the block ignored",
+			 where, c.pos, amb_strerror(ret));
+	}
+	return 0;
+}
+
 static int cmp_id(const void *a, const void *b)
 {
 	const struct id_entry *x = a, *y = b;
@@ -385,6 +420,7 @@ static int load_tables(struct ana_session *s)
 		case AMB_BLOCK_TRACEFS:
 		case AMB_BLOCK_EVENT_ATTR:
 		case AMB_BLOCK_BUILDID:
+		case AMB_BLOCK_COUNTS:
 			break;
 		default:
 			continue;
@@ -410,6 +446,9 @@ static int load_tables(struct ana_session *s)
 			break;
 		case AMB_BLOCK_BUILDID:
 			err = load_buildids(s, bi, data, len);
+			break;
+		case AMB_BLOCK_COUNTS:
+			err = load_counts(s, bi, data, len);
 			break;
 		}
 	}
@@ -471,6 +510,9 @@ void ana_session_close(struct ana_session *s)
 	for (size_t i = 0; i < s->nr_bids; i++)
 		free(s->bids[i].path);
 	free(s->bids);
+	for (size_t i = 0; i < s->nr_counts; i++)
+		free(s->counts[i].v);
+	free(s->counts);
 	free(s->path);
 	free(s);
 }
@@ -545,6 +587,16 @@ const struct ana_event *ana_session_event_by_id(const struct ana_session *s, uin
 	if (lo < s->nr_ids && s->ids[lo].id == id)
 		return &s->events[s->ids[lo].event];
 	return NULL;
+}
+
+size_t ana_session_counts_count(const struct ana_session *s)
+{
+	return s->nr_counts;
+}
+
+const struct ana_counts *ana_session_counts(const struct ana_session *s, size_t i)
+{
+	return &s->counts[i];
 }
 
 size_t ana_session_buildid_count(const struct ana_session *s)

@@ -2,7 +2,8 @@
 /*
  * analyze/view/view.h - the view layer's public interface: command output,
  * interned strings, stack trees and the flame graphs drawn from them, and
- * the statistics of `diff`.  The command layer includes this header only.
+ * the statistics of `diff`, the stored counts as stat tables.  The command
+ * layer includes this header only.
  */
 #ifndef AMB_ANALYZE_VIEW_H
 #define AMB_ANALYZE_VIEW_H
@@ -12,6 +13,7 @@
 #include "analyze/view/intern.h"
 #include "analyze/view/out.h"
 #include "analyze/view/stacks.h"
+#include "analyze/view/counts_table.h"
 #include "analyze/view/stats.h"
 #include "analyze/view/export.h"
 

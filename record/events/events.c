@@ -30,6 +30,7 @@
 #include "record/events/events_pmu.h"
 #include "record/events/pfm.h"
 #include "record/events/pmu.h"
+#include "record/events/probe.h"
 #include "record/events/tracefs.h"
 
 #include <assert.h>
@@ -42,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define EV_SUGGEST_MAX 5
@@ -51,34 +51,35 @@ struct ev_alias {
 	const char *name;
 	const char *alias; /* NULL when perf knows no second spelling */
 	uint64_t config;
+	const char *desc;  /* for --list-events -v */
 };
 
 static const struct ev_alias hw_events[] = {
-	{ "cpu-cycles", "cycles", PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", NULL, PERF_COUNT_HW_BUS_CYCLES },
-	{ "stalled-cycles-frontend", "idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend", "idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "ref-cycles", NULL, PERF_COUNT_HW_REF_CPU_CYCLES },
+	{ "cpu-cycles", "cycles", PERF_COUNT_HW_CPU_CYCLES, "CPU cycles: core clock ticks while not halted" },
+	{ "instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS, "instructions retired" },
+	{ "cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES, "cache accesses, usually of the last-level cache" },
+	{ "cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES, "cache misses, usually of the last-level cache" },
+	{ "branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "branch instructions retired" },
+	{ "branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branch instructions" },
+	{ "bus-cycles", NULL, PERF_COUNT_HW_BUS_CYCLES, "bus cycles" },
+	{ "stalled-cycles-frontend", "idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "cycles in which the front end issued no instructions" },
+	{ "stalled-cycles-backend", "idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "cycles in which the back end executed no instructions" },
+	{ "ref-cycles", NULL, PERF_COUNT_HW_REF_CPU_CYCLES, "reference cycles, at a constant rate whatever the frequency" },
 };
 
 static const struct ev_alias sw_events[] = {
-	{ "cpu-clock", NULL, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "dummy", NULL, PERF_COUNT_SW_DUMMY },
-	{ "bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT },
-	{ "cgroup-switches", NULL, PERF_COUNT_SW_CGROUP_SWITCHES },
+	{ "cpu-clock", NULL, PERF_COUNT_SW_CPU_CLOCK, "a per-CPU high-resolution timer, in ns" },
+	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, "time the task ran on a CPU, in ns" },
+	{ "page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults, minor and major" },
+	{ "context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches" },
+	{ "cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "moves of a task to another CPU" },
+	{ "minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, "page faults served without I/O" },
+	{ "major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, "page faults that needed I/O" },
+	{ "alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, "unaligned accesses the kernel fixed up" },
+	{ "emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, "instructions the kernel emulated" },
+	{ "dummy", NULL, PERF_COUNT_SW_DUMMY, "counts nothing; carries side-band records" },
+	{ "bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT, "output of BPF programs (bpf_perf_event_output)" },
+	{ "cgroup-switches", NULL, PERF_COUNT_SW_CGROUP_SWITCHES, "switches between tasks of different cgroups" },
 };
 
 /* perf's spellings of the generic cache table; the first one is canonical. */
@@ -669,21 +670,24 @@ static int tp_parse(struct rec_ev_parser *p, const char *t, size_t len, size_t c
 }
 
 /* libpfm4: the whole term first (its own modifiers), then the term less
- * a trailing perf modifier suffix ("...:upp") with perf's rules. */
+ * a trailing perf modifier suffix ("...:upp") with perf's rules.  Returns
+ * 1 when libpfm4 does not know the name (the caller says "unknown"), or
+ * an error naming libpfm4's reason when it knows the event but not the
+ * rest (a unit mask). */
 static int pfm_parse(struct rec_ev_parser *p, const char *t, size_t len)
 {
-	char name[REC_EV_TERM_MAX + 1];
+	char name[REC_EV_TERM_MAX + 1], why[1024], why2[8];
 	struct perf_event_attr attr;
 	struct rec_event *e;
 	char *last;
 	struct rec_ev_mods mods = { 0 };
 	size_t base = len, modlen = 0;
-	int ret;
+	int ret, first;
 
 	memcpy(name, t, len);
 	name[len] = 0;
 	memset(&attr, 0, sizeof(attr));
-	ret = rec_pfm_encode(name, &attr);
+	ret = first = rec_pfm_encode(name, &attr, why, sizeof(why));
 	if (ret == -ENOMEM)
 		return ret;
 	last = strrchr(name, ':');
@@ -692,7 +696,7 @@ static int pfm_parse(struct rec_ev_parser *p, const char *t, size_t len)
 		base = (size_t)(last - name);
 		modlen = len - base - 1;
 		*last = 0;
-		ret = rec_pfm_encode(name, &attr);
+		ret = rec_pfm_encode(name, &attr, why2, sizeof(why2));
 		if (ret == -ENOMEM)
 			return ret;
 		if (!ret) {
@@ -701,6 +705,15 @@ static int pfm_parse(struct rec_ev_parser *p, const char *t, size_t len)
 			if (ret)
 				return ret;
 		}
+	}
+	if (ret && first == -EINVAL)
+		return rec_ev_fail(p, -EINVAL, "event '%.*s': libpfm4: %s", (int)len, t, why);
+	if (ret && memmem(t, len, "::", 2)) {
+		const char *sep = memmem(t, len, "::", 2);
+
+		return rec_ev_fail(p, -ENOENT, "unknown event '%.*s': libpfm4 knows no such event "
+				   "here (--list-events '%.*s::*' lists the ones it knows)", (int)len, t,
+				   (int)(sep - t), t);
 	}
 	if (ret)
 		return 1;
@@ -910,6 +923,9 @@ static int group_parse(struct rec_ev_parser *p, const char **sp)
 		if (*s == '{')
 			return rec_ev_fail(p, -EINVAL, "nested '{' at offset %zu: groups cannot nest",
 					   (size_t)(s - p->spec));
+		if (*s == '}' && s == skip_ws(open + 1))
+			return rec_ev_fail(p, -EINVAL, "empty group '{}' at offset %zu of '%s': a group "
+					   "holds at least one event", (size_t)(open - p->spec), p->spec);
 		ret = term_next(p, &s);
 		if (ret)
 			return ret;
@@ -1027,118 +1043,151 @@ int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i)
 
 /* ---- listing ---------------------------------------------------------- */
 
-/* Can this thread open the event (user-only, the most permissive)? */
-static bool ev_probe(uint32_t type, uint64_t config)
-{
-	struct perf_event_attr a;
-	long fd;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = type;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return false;
-	close((int)fd);
-	return true;
-}
-
 static bool list_match(const char *pattern, const char *a, const char *b)
 {
 	return !pattern || !fnmatch(pattern, a, 0) || (b && !fnmatch(pattern, b, 0));
 }
 
-static void list_aliases(FILE *out, const char *pattern, const struct ev_alias *t, size_t n,
-			 uint32_t type, const char *kind)
+static void list_attr(struct perf_event_attr *a, uint32_t type, uint64_t config)
 {
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+}
+
+static void list_aliases(FILE *out, const char *pattern, bool verbose, const struct ev_alias *t,
+			 size_t n, uint32_t type, const char *kind)
+{
+	struct perf_event_attr a;
 	char buf[128];
 
 	for (size_t i = 0; i < n; i++) {
-		if (!list_match(pattern, t[i].name, t[i].alias) || !ev_probe(type, t[i].config))
+		if (!list_match(pattern, t[i].name, t[i].alias))
 			continue;
 		if (t[i].alias)
 			snprintf(buf, sizeof(buf), "%s OR %s", t[i].name, t[i].alias);
 		else
 			snprintf(buf, sizeof(buf), "%s", t[i].name);
-		fprintf(out, "  %-50s [%s]\n", buf, kind);
+		list_attr(&a, type, t[i].config);
+		rec_probe_list_line(out, buf, kind, &a, false, t[i].desc, verbose);
 	}
 }
 
-struct list_tp {
+static const char *const cache_descs[PERF_COUNT_HW_CACHE_MAX] = {
+	[PERF_COUNT_HW_CACHE_L1D] = "L1 data cache",
+	[PERF_COUNT_HW_CACHE_L1I] = "L1 instruction cache",
+	[PERF_COUNT_HW_CACHE_LL] = "last-level cache",
+	[PERF_COUNT_HW_CACHE_DTLB] = "data TLB",
+	[PERF_COUNT_HW_CACHE_ITLB] = "instruction TLB",
+	[PERF_COUNT_HW_CACHE_BPU] = "branch prediction unit",
+	[PERF_COUNT_HW_CACHE_NODE] = "local memory node",
+};
+
+static void list_cache(FILE *out, const char *pattern, bool verbose)
+{
+	struct perf_event_attr a;
+	char name[64], desc[128];
+
+	for (int c = 0; c < PERF_COUNT_HW_CACHE_MAX; c++)
+		for (int o = 0; o < PERF_COUNT_HW_CACHE_OP_MAX; o++)
+			for (int r = 0; r < PERF_COUNT_HW_CACHE_RESULT_MAX; r++) {
+				if (!(cache_valid_ops[c] & (1u << o)))
+					continue;
+				cache_canonical(name, sizeof(name), c, o, r);
+				if (!list_match(pattern, name, NULL))
+					continue;
+				snprintf(desc, sizeof(desc), "%s %s %s", cache_descs[c],
+					 cache_ops[o][0], r == PERF_COUNT_HW_CACHE_RESULT_MISS
+					 ? "misses" : "accesses");
+				list_attr(&a, PERF_TYPE_HW_CACHE,
+					  (uint64_t)c | (uint64_t)o << 8 | (uint64_t)r << 16);
+				rec_probe_list_line(out, name, "Hardware cache event", &a, false, desc,
+						    verbose);
+			}
+}
+
+struct list_ctx {
 	FILE *out;
 	const char *pattern;
+	bool verbose;
 	const char *root;
 };
 
 static int list_tracepoint(void *ctx, const char *sys, const char *event)
 {
-	struct list_tp *lt = ctx;
+	struct list_ctx *lc = ctx;
 	char name[512], id[PATH_MAX];
 
 	if ((size_t)snprintf(name, sizeof(name), "%s:%s", sys, event) >= sizeof(name))
 		return 0;
-	if (!list_match(lt->pattern, name, NULL))
+	if (!list_match(lc->pattern, name, NULL))
 		return 0;
 	/* Without an id perf_event_open cannot name it (ftrace internals). */
-	if ((size_t)snprintf(id, sizeof(id), "%s/events/%s/%s/id", lt->root, sys, event) >=
+	if ((size_t)snprintf(id, sizeof(id), "%s/events/%s/%s/id", lc->root, sys, event) >=
 		    sizeof(id) ||
 	    access(id, F_OK))
 		return 0;
-	fprintf(lt->out, "  %-50s [Tracepoint event]\n", name);
+	fprintf(lc->out, "  %-50s [Tracepoint event]\n", name);
 	return 0;
 }
 
+/* A PMU event is listed as the parser reads it, and probed as parsed: what
+ * the listing says opens is what -e opens. */
 static int list_pmu_event(void *ctx, const char *pmu, const char *event)
 {
-	struct list_tp *lt = ctx;
-	char name[512];
+	struct list_ctx *lc = ctx;
+	struct rec_event_list l = { 0 };
+	struct rec_pmu *p = NULL;
+	char name[512], err[256], *terms = NULL;
 
 	if ((size_t)snprintf(name, sizeof(name), "%s/%s/", pmu, event) >= sizeof(name))
 		return 0;
-	if (list_match(lt->pattern, name, NULL))
-		fprintf(lt->out, "  %-50s [Kernel PMU event]\n", name);
+	if (!list_match(lc->pattern, name, NULL))
+		return 0;
+	if (lc->verbose && !rec_pmu_open(pmu, &p))
+		terms = rec_pmu_event_terms(p, event);
+	if (rec_events_parse(&l, name, err, sizeof(err)) || l.n != 1)
+		fprintf(lc->out, "  %-50s [Kernel PMU event; unavailable: %s]\n", name, err);
+	else
+		rec_probe_list_line(lc->out, name, "Kernel PMU event", &l.v[0].attr, true, terms,
+				    lc->verbose);
+	rec_events_free(&l);
+	free(terms);
+	rec_pmu_free(p);
 	return 0;
 }
 
-int rec_events_list(FILE *out, const char *pattern)
+int rec_events_list(FILE *out, const char *pattern, bool verbose)
 {
-	struct list_tp lt = { out, pattern, NULL };
-	char name[64];
+	struct list_ctx lc = { out, pattern, verbose, NULL };
 	int ret;
 
 	fprintf(out, "\nList of pre-defined events (to be used in -e):\n\n");
-	list_aliases(out, pattern, hw_events, AMB_ARRAY_SIZE(hw_events), PERF_TYPE_HARDWARE,
-		     "Hardware event");
-	list_aliases(out, pattern, sw_events, AMB_ARRAY_SIZE(sw_events), PERF_TYPE_SOFTWARE,
-		     "Software event");
-	for (int c = 0; c < PERF_COUNT_HW_CACHE_MAX; c++)
-		for (int o = 0; o < PERF_COUNT_HW_CACHE_OP_MAX; o++)
-			for (int r = 0; r < PERF_COUNT_HW_CACHE_RESULT_MAX; r++) {
-				uint64_t config = (uint64_t)c | (uint64_t)o << 8 | (uint64_t)r << 16;
-
-				if (!(cache_valid_ops[c] & (1u << o)))
-					continue;
-				cache_canonical(name, sizeof(name), c, o, r);
-				if (list_match(pattern, name, NULL) &&
-				    ev_probe(PERF_TYPE_HW_CACHE, config))
-					fprintf(out, "  %-50s [Hardware cache event]\n", name);
-			}
-	if (list_match(pattern, "rNNN", NULL))
-		fprintf(out, "  %-50s [Raw hardware event descriptor]\n", "rNNN");
-	ret = rec_pmu_for_each_event(list_pmu_event, &lt);
+	list_aliases(out, pattern, verbose, hw_events, AMB_ARRAY_SIZE(hw_events),
+		     PERF_TYPE_HARDWARE, "Hardware event");
+	list_aliases(out, pattern, verbose, sw_events, AMB_ARRAY_SIZE(sw_events),
+		     PERF_TYPE_SOFTWARE, "Software event");
+	list_cache(out, pattern, verbose);
+	if (list_match(pattern, "rNNN", NULL)) {
+		if (rec_probe_have_cpu_pmu())
+			fprintf(out, "  %-50s [Raw hardware event descriptor]\n", "rNNN");
+		else
+			fprintf(out, "  %-50s [Raw hardware event descriptor; unavailable: "
+				"no hardware PMU on this machine]\n", "rNNN");
+		if (verbose)
+			fprintf(out, "%8s%s\n", "", "a raw PMU event: NNN is its config in hex");
+	}
+	ret = rec_pmu_for_each_event(list_pmu_event, &lc);
 	if (ret < 0)
 		return ret;
-	ret = rec_pfm_list(out, pattern);
+	ret = rec_pfm_list(out, pattern, verbose);
 	if (ret < 0)
 		return ret;
-	lt.root = rec_tracefs_root();
-	if (!lt.root)
+	lc.root = rec_tracefs_root();
+	if (!lc.root)
 		return ferror(out) ? -EIO : 0;
-	ret = rec_tracefs_for_each_event(list_tracepoint, &lt);
+	ret = rec_tracefs_for_each_event(list_tracepoint, &lc);
 	if (ret < 0)
 		return ret;
 	return ferror(out) ? -EIO : 0;

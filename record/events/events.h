@@ -29,6 +29,8 @@ struct rec_event {
 	char *tp_system;     /* tracepoints: "sched" */
 	char *tp_event;      /* tracepoints: "sched_switch" */
 	bool fallback;       /* opened in place of an unavailable event */
+	bool implicit;       /* from a default set, not named by the user: the
+			      * recorder may replace it (cycles by cpu-clock) */
 	bool user_modifiers; /* the spec had explicit :u/:k modifiers */
 	uint64_t period;     /* period= term: this event's -c; 0: the command line's */
 	uint64_t freq;       /* freq= term: this event's -F; 0: the command line's */
@@ -57,11 +59,14 @@ int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i);
 void rec_events_free(struct rec_event_list *l);
 
 /*
- * Print to @out every event this machine can open (probing each with
- * perf_event_open), grouped by kind as `perf list` does, filtered by the
- * glob @pattern (NULL = all).  The events of the sysfs PMUs are listed as
- * "pmu/event/" without a probe (many only count).  Returns 0 or -errno.
+ * Print to @out every event name -e takes, grouped by kind as `perf list`
+ * does, filtered by the glob @pattern (NULL = all): each is probed with
+ * perf_event_open and one that does not open here says why
+ * ("unavailable: no hardware PMU on this machine"); a PMU event that only
+ * counts says so.  libpfm4's names come with the unit masks of events
+ * that need one.  @verbose adds each event's description.  Returns 0 or
+ * -errno.
  */
-int rec_events_list(FILE *out, const char *pattern);
+int rec_events_list(FILE *out, const char *pattern, bool verbose);
 
 #endif /* AMB_REC_EVENTS_H */

@@ -529,7 +529,8 @@ struct amb_event_entry {
 	uint32_t nr_ids;
 	const uint8_t *ids;    /* nr_ids little-endian u64 sample ids */
 };
-#define AMB_EVENT_FALLBACK 1u  /* opened in place of an unavailable event */
+#define AMB_EVENT_FALLBACK 1u     /* opened in place of an unavailable event */
+#define AMB_EVENT_UNSUPPORTED 2u  /* could not be opened here: no ids, no counts */
 /* Append the entry @e to @b (nothing on error): 0, -E2BIG over a §7 cap,
  * -ENOMEM. */
 AMB_API int amb_event_put(struct amb_buf *b, const struct amb_event_entry *e);

@@ -19,6 +19,7 @@
 #include <amber/common.h>
 #include "record/events/events.h"
 #include "record/events/pfm.h"
+#include "record/events/probe.h"
 #include "record/events/tracefs.h"
 #include "tests/unit/record/events_util.h"
 
@@ -277,7 +278,9 @@ static void test_malformed(void **state)
 	parse_fails("}", -EINVAL, "unbalanced '}'");
 	parse_fails("cycles,}", -EINVAL, "unbalanced '}'");
 	parse_fails("{cycles,{instructions}}", -EINVAL, "nested '{'");
-	parse_fails("{}", -EINVAL, "empty event name");
+	parse_fails("{}", -EINVAL, "empty group '{}' at offset 0");
+	parse_fails("cycles,{ }", -EINVAL, "empty group '{}' at offset 7");
+	parse_fails("{cycles,}", -EINVAL, "empty event name at offset 8");
 	parse_fails("cycles,,instructions", -EINVAL, "empty event name at offset 7");
 	parse_fails("cycles,", -EINVAL, "empty event name");
 	parse_fails(",cycles", -EINVAL, "empty event name at offset 0");
@@ -348,7 +351,7 @@ static void test_pfm(void **state)
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	if (rec_pfm_encode("perf::PERF_COUNT_HW_CPU_CYCLES", &a)) {
+	if (rec_pfm_encode("perf::PERF_COUNT_HW_CPU_CYCLES", &a, NULL, 0)) {
 		printf("libpfm4 does not know perf::PERF_COUNT_HW_CPU_CYCLES here\n");
 		skip();
 	}
@@ -368,7 +371,21 @@ static void test_pfm(void **state)
 	assert_int_equal(l.v[1].attr.precise_ip, 2);
 	assert_string_equal(l.v[1].name, "perf::PERF_COUNT_HW_CPU_CYCLES:upp");
 	rec_events_free(&l);
-	parse_fails("perf::NO_SUCH_EVENT", -ENOENT, "unknown event 'perf::NO_SUCH_EVENT'");
+	parse_fails("perf::NO_SUCH_EVENT", -ENOENT, "unknown event 'perf::NO_SUCH_EVENT': libpfm4 "
+		    "knows no such event here (--list-events 'perf::*' lists the ones it knows)");
+	/* Unit masks and modifiers of libpfm4's own (its generic cache table). */
+	expect_one("perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS", PERF_TYPE_HW_CACHE, 0x10000,
+		   "perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS");
+	parse_ok(&l, "perf::PERF_COUNT_HW_CACHE_L1D:WRITE:ACCESS:u", 1);
+	assert_int_equal(l.v[0].attr.config, 0x100);
+	assert_int_equal(l.v[0].attr.exclude_kernel, 1);
+	rec_events_free(&l);
+	expect_one("perf::CPU-CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "perf::CPU-CLOCK");
+	/* An event libpfm4 knows with a unit mask it does not: its reason,
+	 * and the unit masks there are. */
+	parse_fails("perf::PERF_COUNT_HW_CACHE_L1D:NOPE", -EINVAL,
+		    "event 'perf::PERF_COUNT_HW_CACHE_L1D:NOPE': libpfm4: invalid event attribute; "
+		    "unit masks: READ, WRITE, PREFETCH, ACCESS, MISS");
 }
 
 /* ---- tracepoints on a fake tree ----------------------------------------- */
@@ -541,16 +558,44 @@ static void test_tracepoint_real(void **state)
 
 /* ---- listing -------------------------------------------------------- */
 
-static char *list_to_string(const char *pattern)
+static char *list_verbose(const char *pattern, bool verbose)
 {
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&text, &size);
 
 	assert_non_null(f);
-	assert_int_equal(rec_events_list(f, pattern), 0);
+	assert_int_equal(rec_events_list(f, pattern, verbose), 0);
 	fclose(f);
 	return text;
+}
+
+static char *list_to_string(const char *pattern)
+{
+	return list_verbose(pattern, false);
+}
+
+/* -v: a description under each name, and the long reason of an
+ * unavailable one. */
+static void test_list_verbose(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_CPU_CYCLES };
+	char *text;
+
+	(void)state;
+	text = list_verbose("task-clock", true);
+	assert_non_null(strstr(text, "task-clock"));
+	assert_non_null(strstr(text, "\n        time the task ran on a CPU, in ns\n"));
+	free(text);
+	text = list_verbose("L1-dcache-load-misses", true);
+	assert_non_null(strstr(text, "        L1 data cache load misses\n"));
+	free(text);
+	if (rec_probe_open(&a)) {
+		text = list_verbose("cycles", true);
+		assert_non_null(strstr(text, "        unavailable: "));
+		free(text);
+	}
 }
 
 static void test_list(void **state)
@@ -575,6 +620,24 @@ static void test_list(void **state)
 	assert_non_null(strstr(text, "sched:sched_waking "));
 	assert_null(strstr(text, "sched_switch"));
 	assert_null(strstr(text, "cpu-clock"));
+	free(text);
+
+	/* Every name opens here or says why not: libpfm4's generic table
+	 * lists (and opens) perf::CPU-CLOCK. */
+	text = list_to_string("perf::CPU-CLOCK");
+	if (strstr(text, "perf::CPU-CLOCK"))
+		assert_non_null(strstr(text, "[perf PMU event]"));
+	free(text);
+	text = list_to_string("instructions");
+	{
+		struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+					     .config = PERF_COUNT_HW_INSTRUCTIONS };
+
+		if (rec_probe_open(&a))
+			assert_non_null(strstr(text, "[Hardware event; unavailable: "));
+		else
+			assert_non_null(strstr(text, "[Hardware event]\n"));
+	}
 	free(text);
 
 	text = list_to_string(NULL);
@@ -604,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_tracepoint_fake),
 		cmocka_unit_test(test_tracepoint_real),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list_verbose),
 	};
 
 	return cmocka_run_group_tests(tests, fake_setup, fake_teardown);

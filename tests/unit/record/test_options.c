@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for record/options.c: defaults, every option, the command
- * after the options, and clear errors for bad values and bad mixes. */
+ * after the options, and clear errors for bad values and bad mixes, for
+ * amber-rec and amber-rec stat. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,12 +166,106 @@ static void test_errors(void **state)
 	}
 }
 
+/* amber-rec stat: perf stat's options; argv[0] is "stat". */
+static int parse_stat(struct rec_stat_opts *o, char *err, const char *const *args)
+{
+	static char *argv[32];
+	int argc = 0;
+
+	argv[argc++] = (char *)"stat";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return rec_stat_opts_parse(o, argc, argv, err, 256);
+}
+
+static void test_stat_options(void **state)
+{
+	struct rec_stat_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse_stat(&o, err, ARGS("--", "true")), 0);
+	assert_int_equal(o.repeat, 1);
+	assert_int_equal(o.interval_ms, 0);
+	assert_null(o.rec.output);
+	assert_null(o.sep);
+	assert_false(o.json);
+	assert_int_equal(o.aggr, AMB_STAT_AGGR_GLOBAL);
+	assert_int_equal(o.rec.argc, 1);
+	rec_stat_opts_free(&o);
+
+	assert_int_equal(parse_stat(&o, err, ARGS("-e", "task-clock", "--event", "{cycles,instructions}",
+						  "-I", "100", "-r", "5", "-x", ";", "-o", "c.amber",
+						  "-a", "-C", "0-1", "--per-node", "-v", "sleep", "1")), 0);
+	assert_int_equal(o.rec.nr_event_specs, 2);
+	assert_string_equal(o.rec.event_specs[1], "{cycles,instructions}");
+	assert_int_equal(o.interval_ms, 100);
+	assert_int_equal(o.repeat, 5);
+	assert_string_equal(o.sep, ";");
+	assert_string_equal(o.rec.output, "c.amber");
+	assert_true(o.rec.system_wide);
+	assert_string_equal(o.rec.cpulist, "0-1");
+	assert_int_equal(o.aggr, AMB_STAT_AGGR_NODE);
+	assert_true(o.verbose);
+	assert_string_equal(o.rec.argv[0], "sleep");
+	rec_stat_opts_free(&o);
+
+	assert_int_equal(parse_stat(&o, err, ARGS("-p", "12", "--per-thread", "--json")), 0);
+	assert_int_equal(o.aggr, AMB_STAT_AGGR_THREAD);
+	assert_true(o.json);
+	rec_stat_opts_free(&o);
+	assert_int_equal(parse_stat(&o, err, ARGS("-a", "--no-aggr")), 0);
+	assert_int_equal(o.aggr, AMB_STAT_AGGR_CPU);
+	rec_stat_opts_free(&o);
+}
+
+static void test_stat_errors(void **state)
+{
+	const struct {
+		const char *const *args;
+		const char *msg;
+	} cases[] = {
+		{ ARGS("-I", "0", "true"), "invalid -I '0': the interval is in milliseconds, 10 to" },
+		{ ARGS("-I", "9", "true"), "invalid -I '9'" },
+		{ ARGS("-I", "1e3", "true"), "invalid -I '1e3'" },
+		{ ARGS("-r", "0", "true"), "invalid -r '0': the number of runs is 1 to 1000000" },
+		{ ARGS("-r", "-2", "true"), "invalid -r '-2'" },
+		{ ARGS("-x", "", "true"), "-x needs a separator" },
+		{ ARGS("-x", ",", "--json", "true"), "-x and --json are two output formats" },
+		{ ARGS("-e", "task-clock"), "nothing to count" },
+		{ ARGS("-p", "1", "true"), "give no command, -a or -C" },
+		{ ARGS("-p", "1", "-t", "2"), "either -p or -t" },
+		{ ARGS("-r", "3", "-a"), "-r repeats a command" },
+		{ ARGS("--per-thread", "true"), "--per-thread needs -p or -t" },
+		{ ARGS("--per-thread", "-a"), "--per-thread needs -p or -t" },
+		{ ARGS("-A", "true"), "-A/--per-cpu needs -a or -C" },
+		{ ARGS("--per-node", "-p", "1"), "--per-node needs -a or -C" },
+		{ ARGS("-A", "--per-node", "-a"), "use one of -A/--per-cpu, --per-thread and --per-node" },
+		{ ARGS("-F", "99", "true"), "unknown option '-F'" },
+		{ ARGS("-o"), "needs an argument" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(cases); i++) {
+		struct rec_stat_opts o;
+		char err[256] = "";
+		int ret = parse_stat(&o, err, cases[i].args);
+
+		if (ret != -EINVAL || !strstr(err, cases[i].msg))
+			fail_msg("case %zu: ret %d, message '%s', want '%s'", i, ret, err, cases[i].msg);
+		rec_stat_opts_free(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_stat_options),
+		cmocka_unit_test(test_stat_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
