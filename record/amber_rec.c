@@ -31,6 +31,7 @@
 
 #include <amber/common.h>
 #include <amber/format.h>
+#include "common/util.h"
 #include "record/buildid.h"
 #include "record/counts.h"
 #include "record/drain.h"
@@ -64,10 +65,14 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* Warnings may name what a target mapped (any path a process chose):
+ * one escaped line each (amb_fput_text(), common/util.h). */
 static void print_warning(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "amber-rec: warning: %s\n", msg);
+	fputs("amber-rec: warning: ", stderr);
+	amb_fput_text(stderr, msg);
+	fputc('\n', stderr);
 }
 
 static void usage(FILE *f)

@@ -5,12 +5,17 @@
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
+/* Warnings name recorded paths, commands and symbols: one escaped line
+ * each (amb_fput_text(), common/util.h). */
 static void print_warning(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "amber-analyze: warning: %s\n", msg);
+	fputs("amber-analyze: warning: ", stderr);
+	amb_fput_text(stderr, msg);
+	fputc('\n', stderr);
 }
 
 static const struct {

@@ -15,12 +15,15 @@
 
 void ana_cmd_error(const char *cmd, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	fprintf(stderr, "amber-analyze: error: %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages name files and recorded strings: one escaped line. */
+	fprintf(stderr, "amber-analyze: error: %s: ", cmd);
+	amb_fput_text(stderr, msg);
 	fputc('\n', stderr);
 }
 

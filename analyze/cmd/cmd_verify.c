@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 static const char usage[] =
@@ -29,6 +30,7 @@ static const char usage[] =
 
 struct verify_out {
 	const char *path;
+	char shown[4200];   /* the path as printed: escaped (common/util.h) */
 };
 
 static int print_problem(void *ctx, const struct amb_problem *pb)
@@ -36,7 +38,9 @@ static int print_problem(void *ctx, const struct amb_problem *pb)
 	const struct verify_out *o = ctx;
 
 	/* The format library's messages name their place (FORMAT.md §7). */
-	printf("%s: %s\n", o->path, pb->msg);
+	printf("%s: ", o->shown);
+	amb_fput_text(stdout, pb->msg);
+	putchar('\n');
 	return 0;
 }
 
@@ -73,6 +77,7 @@ int ana_cmd_verify(int argc, char **argv)
 	n = ana_cmd_parse(&desc, argc, argv, NULL, verify_option, &a, &o.path);
 	if (n != ANA_CMD_GO_ON)
 		return n;
+	amb_text_escape(o.shown, sizeof(o.shown), o.path);
 	memset(&st, 0, sizeof(st));
 	n = amb_verify(o.path, print_problem, &o, &st);
 	if (n < 0) {
@@ -81,7 +86,7 @@ int ana_cmd_verify(int argc, char **argv)
 	}
 	if (!a.quiet) {
 		printf("%s: %llu blocks ok, %llu bad, %llu problem%s; %s",
-		       o.path, (unsigned long long)st.blocks_ok, (unsigned long long)st.blocks_bad,
+		       o.shown, (unsigned long long)st.blocks_ok, (unsigned long long)st.blocks_bad,
 		       (unsigned long long)st.problems, st.problems == 1 ? "" : "s",
 		       st.has_trailer ? (st.index_ok ? "closed (trailer and index valid)"
 						     : "trailer present, index damaged")
@@ -100,8 +105,9 @@ int ana_cmd_verify(int argc, char **argv)
 				      amb_strerror((int)saved));
 			return 2;
 		}
-		printf("%s: salvaged %ld block%s into %s\n", o.path, saved,
-		       saved == 1 ? "" : "s", a.salvage);
+		printf("%s: salvaged %ld block%s into ", o.shown, saved, saved == 1 ? "" : "s");
+		amb_fput_text(stdout, a.salvage);
+		putchar('\n');
 	}
 	return n ? 1 : 0;
 }

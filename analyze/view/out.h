@@ -96,6 +96,19 @@ static inline void ana_out_char(struct ana_out *o, char c)
 	ana_out_write_slow(o, &c, 1);
 }
 
+/*
+ * Text from a recording, or any text not written by amber itself: @s
+ * (NUL-terminated; NULL prints nothing), or the @n bytes at @s, with
+ * control characters and bytes that are not UTF-8 escaped as "\xNN"
+ * (amb_text_safe_prefix(), common/util.h).  Every text output prints
+ * recorded strings through these; JSON has its own escaping
+ * (ana_out_json()).  _right() right-aligns in @width columns, counting
+ * an escape as four and a UTF-8 character as one.
+ */
+void ana_out_text(struct ana_out *o, const char *s);
+void ana_out_textn(struct ana_out *o, const char *s, size_t n);
+void ana_out_text_right(struct ana_out *o, const char *s, unsigned width);
+
 /* @s right-aligned in @width columns (printf "%*s"); never cut. */
 void ana_out_str_right(struct ana_out *o, const char *s, unsigned width);
 /* @v in decimal, right-aligned in @width columns padded with @pad (' ' or
