@@ -601,6 +601,23 @@ static int reader_verify_payloads(struct amb_reader *r)
 	return 0;
 }
 
+/*
+ * A recording is read at offsets, so only a regular file (or a block
+ * device) will do: name what @path is instead, in amb_errmsg() (for the
+ * tools) and in @why.
+ */
+static void reader_not_a_file(const char *path, mode_t mode, char *why, size_t why_len)
+{
+	const char *what = S_ISDIR(mode) ? "a directory" :
+			   S_ISFIFO(mode) ? "a FIFO (named pipe): save the recording to a file first" :
+			   S_ISCHR(mode) ? "a character device" :
+			   S_ISSOCK(mode) ? "a socket" : "not a regular file";
+
+	amb_errmsg_set("%s: is %s, not a recording", path, what);
+	if (why_len)
+		snprintf(why, why_len, "%s", amb_errmsg());
+}
+
 int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **out,
 			char *why, size_t why_len)
 {
@@ -622,12 +639,14 @@ int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **ou
 	if (!r)
 		return -ENOMEM;
 	r->flags = flags;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0 || fstat(r->fd, &sb) < 0) {
 		err = -errno;
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)) {
+		reader_not_a_file(path, sb.st_mode, why, why_len);
 		err = -EINVAL;
 		goto out;
 	}

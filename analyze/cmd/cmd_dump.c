@@ -434,9 +434,10 @@ int ana_cmd_dump(int argc, char **argv)
 	c = ana_cmd_parse(&desc, argc, argv, NULL, dump_option, &d, &path);
 	if (c != ANA_CMD_GO_ON)
 		return c;
+	amb_errmsg_clear();
 	err = ana_session_open(path, &s);
 	if (err) {
-		ana_cmd_error("dump", "%s: %s", path, amb_strerror(err));
+		ana_cmd_fail("dump", path, err);
 		return 2;
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));

@@ -288,10 +288,11 @@ int ana_cmd_info(int argc, char **argv)
 	rc = 0;
 	/* The reader's problems are listed below, not warned about twice. */
 	old = amb_set_warn(NULL, NULL);
+	amb_errmsg_clear();
 	err = ana_session_open(path, &s);
 	amb_set_warn(old, NULL);
 	if (err) {
-		ana_cmd_error("info", "%s: %s", path, amb_strerror(err));
+		ana_cmd_fail("info", path, err);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

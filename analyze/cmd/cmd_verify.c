@@ -79,9 +79,10 @@ int ana_cmd_verify(int argc, char **argv)
 		return n;
 	amb_text_escape(o.shown, sizeof(o.shown), o.path);
 	memset(&st, 0, sizeof(st));
+	amb_errmsg_clear();
 	n = amb_verify(o.path, print_problem, &o, &st);
 	if (n < 0) {
-		ana_cmd_error("verify", "%s: %s", o.path, amb_strerror(n));
+		ana_cmd_fail("verify", o.path, n);
 		return 2;
 	}
 	if (!a.quiet) {

@@ -99,7 +99,9 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	p->frame_filter = o->filter.dsos || o->filter.syms;
 	err = ana_session_open(path, &p->s);
 	if (err) {
-		amb_errmsg_set("%s: %s", path, amb_strerror(err));
+		/* The reader may have said more (a FIFO, a directory ...). */
+		if (!*amb_errmsg())
+			amb_errmsg_set("%s: %s", path, amb_strerror(err));
 		goto fail;
 	}
 	err = ana_filter_prepare(&p->filter, p->s);

@@ -399,6 +399,28 @@ static void test_long_block_header(void **state)
 	tmpdir_free(dir);
 }
 
+/* Not a file: a FIFO (opened without waiting for a writer), a directory,
+ * a character device; each refused with -EINVAL and named (FORMAT.md §7). */
+static void test_not_a_file(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *fifo = tpath(dir, "fifo");
+	struct amb_reader *r = (struct amb_reader *)1;
+	char why[240];
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(amb_reader_open_msg(fifo, 0, &r, why, sizeof(why)), -EINVAL);
+	assert_null(r);
+	assert_non_null(strstr(why, "is a FIFO"));
+	assert_int_equal(amb_reader_open_msg(dir, 0, &r, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "is a directory"));
+	amb_errmsg_clear();
+	assert_int_equal(amb_reader_open("/dev/null", 0, &r), -EINVAL);
+	assert_non_null(strstr(amb_errmsg(), "/dev/null: is a character device"));
+	tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_long_block_header),
+		cmocka_unit_test(test_not_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
