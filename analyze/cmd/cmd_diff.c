@@ -254,7 +254,8 @@ static const char usage[] =
 "      --flame             a differential flame graph (SVG) instead: widths from\n"
 "                          NEW, red grew, blue shrank\n"
 "      --negate            with --flame: widths from BASE (colours unchanged)\n"
-"  -o, --output FILE       write to FILE (default: standard output)\n"
+"  -o, --output FILE       write to FILE (default: standard output); an existing\n"
+"                           file is replaced whole, a symbolic link is refused\n"
 "      --title TEXT        --flame: the graph's title\n"
 "      --width PX          --flame: image width (default 1200)\n"
 "      --minwidth PX       --flame: leave out frames narrower than PX (0.1)\n"
@@ -378,6 +379,7 @@ int ana_cmd_diff(int argc, char **argv)
 	};
 	struct diff d = { .a = &a };
 	struct ana_out out;
+	struct ana_output o = { 0 };
 	FILE *f = NULL;
 	int err, rc;
 
@@ -401,11 +403,13 @@ int ana_cmd_diff(int argc, char **argv)
 		ana_cmd_error("diff", "%s", strerror(-err));
 		goto out;
 	}
-	f = ana_output_open(a.output);
-	if (!f) {
-		ana_cmd_error("diff", "cannot create %s: %s", a.output, strerror(errno));
+	amb_errmsg_clear();
+	err = ana_output_open(&o, a.output);
+	if (err) {
+		ana_cmd_fail("diff", a.output, err);
 		goto out;
 	}
+	f = o.f;
 	if (a.flame) {
 		err = write_flame(&d, f);
 	} else {
@@ -417,15 +421,14 @@ int ana_cmd_diff(int argc, char **argv)
 			print_table(&d, &out);
 		err = ana_out_finish(&out);
 	}
-	err = ana_output_close(f, err);
-	f = NULL;
+	err = ana_output_close(&o, err);
 	if (err) {
 		ana_cmd_error("diff", "writing %s: %s", ana_output_name(a.output), strerror(-err));
 		goto out;
 	}
 	rc = 0;
 out:
-	ana_output_close(f, 0);
+	ana_output_close(&o, -ECANCELED);
 	free(d.rows);
 	ana_stk_tree_free(d.t);
 	ana_pipeline_opts_free(&a.sample);

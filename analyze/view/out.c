@@ -8,7 +8,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze/view/out.h"
@@ -19,9 +22,85 @@ static bool output_is_stdout(const char *path)
 	return !path || !strcmp(path, "-");
 }
 
-FILE *ana_output_open(const char *path)
+/* Why @path, as lstat() saw it in @st, is no place to write an output;
+ * NULL when it is one. */
+static const char *output_refused(const struct stat *st)
 {
-	return output_is_stdout(path) ? stdout : fopen(path, "w");
+	if (S_ISLNK(st->st_mode))
+		return "is a symbolic link, which -o never follows (name the file it points to, "
+		       "or '-' for standard output)";
+	if (S_ISDIR(st->st_mode))
+		return "is a directory";
+	return NULL;
+}
+
+int ana_output_open(struct ana_output *o, const char *path)
+{
+	struct stat st;
+	mode_t mode = 0666;   /* less the umask, as fopen() would */
+	int fd = -1, err;
+
+	memset(o, 0, sizeof(*o));
+	if (output_is_stdout(path)) {
+		o->f = stdout;
+		return 0;
+	}
+	o->path = strdup(path);
+	if (!o->path)
+		return -ENOMEM;
+	if (!lstat(path, &st)) {
+		const char *why = output_refused(&st);
+
+		if (why) {
+			amb_errmsg_set("%s %s", path, why);
+			err = S_ISDIR(st.st_mode) ? -EISDIR : -ELOOP;
+			goto fail;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			/* A FIFO or a device: written to as it is, never created. */
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+			goto fdopen;
+		}
+		/* Replaced whole: the new file gets the old one's permissions. */
+		mode = st.st_mode & 07777;
+		if (asprintf(&o->tmp, "%s.new-%ld", path, (long)getpid()) < 0) {
+			o->tmp = NULL;
+			err = -ENOMEM;
+			goto fail;
+		}
+		unlink(o->tmp);   /* a leftover of an earlier run with this pid */
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 && fchmod(fd, mode) < 0) {
+			err = -errno;
+			close(fd);
+			goto fail;
+		}
+		goto fdopen;
+	}
+	if (errno != ENOENT) {
+		err = -errno;
+		goto fail;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+fdopen:
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		err = -errno;
+		close(fd);
+		goto fail;
+	}
+	return 0;
+fail:
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	return err;
 }
 
 const char *ana_output_name(const char *path)
@@ -29,8 +108,9 @@ const char *ana_output_name(const char *path)
 	return output_is_stdout(path) ? "standard output" : path;
 }
 
-int ana_output_close(FILE *f, int err)
+int ana_output_close(struct ana_output *o, int err)
 {
+	FILE *f = o->f;
 	int cerr = 0;
 
 	if (!f)
@@ -42,6 +122,15 @@ int ana_output_close(FILE *f, int err)
 		cerr = -errno;
 	if (f != stdout && fclose(f) && !cerr)
 		cerr = -errno;
+	if (o->tmp) {
+		if (!err && !cerr && rename(o->tmp, o->path))
+			cerr = -errno;
+		if (err || cerr)
+			unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
 	if (err && err != -EIO)
 		return err;
 	return cerr ? cerr : err;
