@@ -174,6 +174,18 @@ AMB_API int amb_writer_open(const char *path, const struct amb_writer_opts *opts
 			    struct amb_writer **out);
 
 /*
+ * Like amb_writer_open(), but write into @fd, which the caller opened: an
+ * empty regular file open for writing (the caller chose how to create it
+ * and may keep a dup() of it, to find and read the recording later), or
+ * a device such as /dev/null.  The writer owns @fd from this call on,
+ * also when it fails, and closes it in amb_writer_close().  Blocks are
+ * written at offsets from 0 (pwrite), so @fd must allow that.  Errors as
+ * amb_writer_open(), and -EBADF for a negative @fd.
+ */
+AMB_API int amb_writer_open_fd(int fd, const struct amb_writer_opts *opts,
+			       struct amb_writer **out);
+
+/*
  * Append one block described by @d with the @len bytes at @data as its
  * raw payload; the payload is copied.  With threads = 0 the block is on
  * disk (modulo sync policy) when this returns; with threads = 1 it is
