@@ -259,9 +259,8 @@ static int reader_scan(struct amb_reader *r)
 			break;
 		}
 		if (err) {
-			uint64_t next, fh_off;
 			struct amb_file_header fh;
-
+			uint64_t next, fh_off = UINT64_MAX;
 			int herr = err;
 
 			next = reader_resync(r, off + 1, buf, &err);

@@ -418,11 +418,6 @@ int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
 	int ret;
 
 	memset(el, 0, sizeof(*el));
-	if (events->n && t->nr_cpus && (t->kind == REC_TARGET_SYSTEM || t->nr_threads)) {
-		ret = drop_unopenable(events, s, t, err, errlen);
-		if (ret)
-			return ret;
-	}
 	el->events = events;
 	el->nr_cpus = t->nr_cpus;
 	el->nr_threads = t->kind == REC_TARGET_SYSTEM || t->kind == REC_TARGET_CMD ? 1 : t->nr_threads;
@@ -437,6 +432,10 @@ int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
 			 events->n, el->nr_cpus, el->nr_threads);
 		return -E2BIG;
 	}
+	/* Fewer events, never more: the checks above still hold. */
+	ret = drop_unopenable(events, s, t, err, errlen);
+	if (ret)
+		return ret;
 	total = events->n * el->nr_cpus * el->nr_threads;
 	/* Every fd reads -1 before anything else can fail: rec_evlist_close()
 	 * closes what is not -1. */
