@@ -96,7 +96,7 @@ FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/bin/%,$(FUZZ_SRC))
 PROG_SRC  := $(sort $(wildcard testdata/programs/*.c))
 
-.PHONY: all deps test unit tools fuzz bench check-layering install clean demo programs
+.PHONY: all deps test unit tools fuzz corrupt bench check-layering install clean demo programs
 .DEFAULT_GOAL := all
 # Keep objects made through pattern rules (make would delete them as intermediates).
 .SECONDARY:
@@ -173,6 +173,14 @@ $(call UNIT_BIN_OF,analyze): $(B)/tests/unit/%: tests/unit/%.c $(SAN_ANALYZE) $(
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS_ANALYZE) $(LIBS_CMOCKA)
 
+# amber-analyze built with ASan and UBSan, for the corruption campaign
+# (tests/cli/test_corruption.sh): a damaged file must never make it touch
+# memory it should not.
+SAN_ANA := $(B)/san/amber-analyze
+$(SAN_ANA): $(call obj,san,$(ANALYZE_SRC)) $(SAN_BASE)
+	@$(if $(Q),echo "  LD san  $@")
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_ANALYZE)
+
 # --- fuzz targets (libFuzzer) -----------------------------------------------
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -225,11 +233,17 @@ check-layering:
 
 unit: $(UNIT_BIN)
 
-test: all unit tools $(FUZZ_BIN) programs
+test: all unit tools $(FUZZ_BIN) $(SAN_ANA) programs
 	$(Q)sh tests/run_all.sh $(B)
 
-fuzz: $(FUZZ_BIN)
+# Every fuzz target for FUZZ_SECONDS, then the corruption campaign at its
+# large size (make corrupt alone: CORRUPT_RUNS damaged files, a random seed).
+fuzz: $(FUZZ_BIN) corrupt
 	$(Q)sh tests/fuzz/run.sh $(B) $${FUZZ_SECONDS:-300}
+
+corrupt: all tools $(SAN_ANA)
+	$(Q)AMB_BUILD=$(abspath $(B)) AMB_CORRUPT_RUNS=$${CORRUPT_RUNS:-2000} \
+		AMB_CORRUPT_SEED=$${CORRUPT_SEED:-random} sh tests/cli/test_corruption.sh
 
 bench: all tools programs
 	$(Q)sh tests/bench/run.sh $(B)

@@ -106,24 +106,186 @@ int amb_cpulist_parse(const char *s, uint64_t *set, unsigned nbits)
 	}
 }
 
+/* True when the @n bytes at @s start with a C1 control, U+0080..U+009F
+ * in UTF-8 (C2 80 .. C2 9F): terminals may obey those as they obey ESC. */
+static bool is_c1(const unsigned char *s, size_t n)
+{
+	return n >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f;
+}
+
+/* Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * form, no surrogate, nothing past U+10FFFF), or 0; U+FFFE and U+FFFF
+ * count as malformed. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	/* U+FFFE and U+FFFF are no characters (and not allowed in XML). */
+	if (c == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+		return 0;
+	return len;
+}
+
+size_t amb_text_safe_prefix(const char *str, size_t n, size_t *esc)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	*esc = 0;
+	while (i < n) {
+		size_t len;
+
+		if (s[i] >= 0x20 && s[i] < 0x7f) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0x80 && !is_c1(s + i, n - i) && (len = utf8_len(s + i, n - i))) {
+			i += len;
+			continue;
+		}
+		*esc = is_c1(s + i, n - i) ? 2 : 1;
+		break;
+	}
+	return i;
+}
+
+int amb_buf_put_text(struct amb_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	while (n) {
+		size_t esc, ok = amb_text_safe_prefix(s, n, &esc);
+
+		if (amb_buf_reserve(b, ok + esc * AMB_TEXT_ESC_MAX + 1))
+			return -ENOMEM;
+		memcpy(b->data + b->len, s, ok);
+		b->len += ok;
+		for (size_t i = 0; i < esc; i++) {
+			unsigned char c = (unsigned char)s[ok + i];
+			char *q = (char *)b->data + b->len;
+
+			q[0] = '\\';
+			q[1] = 'x';
+			q[2] = hex[c >> 4];
+			q[3] = hex[c & 15];
+			b->len += AMB_TEXT_ESC_MAX;
+		}
+		b->data[b->len] = '\0';
+		s += ok + esc;
+		n -= ok + esc;
+	}
+	return 0;
+}
+
+void amb_fput_text(FILE *f, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	while (n) {
+		size_t esc, ok = amb_text_safe_prefix(s, n, &esc);
+
+		fwrite(s, 1, ok, f);
+		for (size_t i = 0; i < esc; i++)
+			fprintf(f, "\\x%02x", (unsigned char)s[ok + i]);
+		s += ok + esc;
+		n -= ok + esc;
+	}
+}
+
+char *amb_text_escape(char *buf, size_t len, const char *s)
+{
+	size_t n = s ? strlen(s) : 0, out = 0;
+
+	if (!len)
+		return buf;
+	while (n) {
+		size_t esc, ok = amb_text_safe_prefix(s, n, &esc);
+
+		if (out + ok >= len) {
+			/* Cut on a character boundary, never inside UTF-8. */
+			ok = len - 1 - out;
+			while (ok && ((unsigned char)s[ok] & 0xc0) == 0x80)
+				ok--;
+			memcpy(buf + out, s, ok);
+			out += ok;
+			break;
+		}
+		memcpy(buf + out, s, ok);
+		out += ok;
+		if (out + esc * AMB_TEXT_ESC_MAX >= len)
+			break;
+		for (size_t i = 0; i < esc; i++) {
+			snprintf(buf + out, AMB_TEXT_ESC_MAX + 1, "\\x%02x", (unsigned char)s[ok + i]);
+			out += AMB_TEXT_ESC_MAX;
+		}
+		s += ok + esc;
+		n -= ok + esc;
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
+size_t amb_json_esc(unsigned char c, char out[6])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	out[0] = '\\';
+	switch (c) {
+	case '"':  out[1] = '"'; return 2;
+	case '\\': out[1] = '\\'; return 2;
+	case '\n': out[1] = 'n'; return 2;
+	case '\r': out[1] = 'r'; return 2;
+	case '\t': out[1] = 't'; return 2;
+	default:
+		memcpy(out + 1, "u00", 3);
+		out[4] = hex[c >> 4];
+		out[5] = hex[c & 15];
+		return 6;
+	}
+}
+
 void amb_json_strn(FILE *f, const char *s, size_t n)
 {
-	putc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	char esc[6];
 
-		switch (c) {
-		case '"':  fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(f, "\\u%04x", c);
+	putc('"', f);
+	while (n) {
+		size_t bad, ok = amb_text_safe_prefix(s, n, &bad);
+
+		for (size_t i = 0; i < ok; i++) {
+			if (s[i] == '"' || s[i] == '\\')
+				fwrite(esc, 1, amb_json_esc((unsigned char)s[i], esc), f);
 			else
-				putc(c, f);
+				putc(s[i], f);
 		}
+		/* A C1 control is C2 XX: U+00XX. */
+		if (bad)
+			fwrite(esc, 1, amb_json_esc((unsigned char)s[ok + bad - 1], esc), f);
+		s += ok + bad;
+		n -= ok + bad;
 	}
 	putc('"', f);
 }

@@ -43,10 +43,42 @@ int amb_ensure_cap(void **data, size_t *cap, size_t elem_size, size_t need);
  */
 int amb_cpulist_parse(const char *s, uint64_t *set, unsigned nbits);
 
-/* Write @s (NUL-terminated) to @f as a JSON string literal, with quotes. */
+/*
+ * Write @s (NUL-terminated) to @f as a JSON string literal, with quotes:
+ * '"' and '\\' escaped, and what amb_text_safe_prefix() escapes in text
+ * (C0 controls, DEL, C1 controls, bytes that are not UTF-8) as \n, \r,
+ * \t or \u00XX, XX being the control's code point or the stray byte, so
+ * that the output is well-formed UTF-8 JSON whatever the input.
+ */
 void amb_json_str(FILE *f, const char *s);
 /* Same for @n bytes that need not be NUL-terminated. */
 void amb_json_strn(FILE *f, const char *s, size_t n);
+/* The JSON escape of byte @c ("\\n", "\\u001b" ...) into @out; returns its
+ * length, 2 or 6.  The one table the JSON writers share. */
+size_t amb_json_esc(unsigned char c, char out[6]);
+
+/*
+ * Text that came from a recording (a comm, a path, a symbol name, a META
+ * value) or from a command line, made safe to print as part of one line
+ * of text, on a terminal or in a file: the C0 controls (newline and tab
+ * included), DEL, the C1 controls U+0080..U+009F and every byte that is
+ * not part of well-formed UTF-8 print as "\xNN"; everything else (ASCII
+ * text, well-formed UTF-8, the backslash itself) is copied as it is.  So
+ * no recorded string can move the cursor, recolour or retitle a terminal,
+ * nor start a line of its own in a report.
+ *
+ * amb_text_safe_prefix() returns how many of the @n bytes at @s may be
+ * copied as they are; when that is less than @n, *@esc receives how many
+ * bytes after them are to be escaped (1, or 2 for a C1 control).  The
+ * other helpers write the escaped form: appended to @b (0 or -ENOMEM),
+ * to @f, or into @buf of @len bytes (NUL-terminated, cut when too long;
+ * returns @buf).  NULL strings are empty.
+ */
+#define AMB_TEXT_ESC_MAX 4   /* bytes of output per escaped byte: "\xNN" */
+size_t amb_text_safe_prefix(const char *s, size_t n, size_t *esc);
+int amb_buf_put_text(struct amb_buf *b, const char *s, size_t n);
+void amb_fput_text(FILE *f, const char *s);
+char *amb_text_escape(char *buf, size_t len, const char *s);
 
 /*
  * Memory for big, short-lived buffers (decoded blocks, symbol tables).

@@ -126,6 +126,45 @@ AMB_OPTS_LAST_CHECK(amb_copy_opts);
 #define AMB_OPTS_GET(opts, field, fallback) \
 	((opts) && AMB_OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
+/* ---- screen.c: what a reader keeps of the blocks it found (FORMAT.md §7) -- */
+
+/* Budgets of the small (metadata) blocks: a block may decode to at most
+ * AMB_SMALL_RATIO_MAX times its stored size plus AMB_SMALL_SLACK, and all
+ * that a reader keeps adds up to at most AMB_SMALL_TOTAL_MAX. */
+#define AMB_SMALL_RATIO_MAX 256u
+#define AMB_SMALL_SLACK     (64u << 10)
+#define AMB_SMALL_TOTAL_MAX (128u << 20)
+
+/* Whether blocks of @type are small ones: META, EVENT_ATTR, BUILDID,
+ * TRACEFS, KSYMS, TOPOLOGY, COUNTS. */
+bool amb_block_is_small(unsigned type);
+
+/* Told each block amb_blocks_screen() leaves out or doubts: its position
+ * @block, @offset, the -AMB_E_* and a message naming both. */
+typedef void (*amb_screen_problem_fn)(void *ctx, uint64_t block, uint64_t offset, int err,
+				      const char *msg);
+
+/* What amb_blocks_screen() says of a block. */
+enum amb_screen_verdict {
+	AMB_SCREEN_KEEP = 0,
+	AMB_SCREEN_CLASH,    /* kept, but an earlier, different block has its seq */
+	AMB_SCREEN_COPY,     /* a copy of an earlier block */
+	AMB_SCREEN_BOMB,     /* a small block over its decoding ratio */
+	AMB_SCREEN_BUDGET,   /* a small block past the total budget */
+};
+
+/*
+ * Screen the @n blocks @v found in a file: a copy of an earlier block
+ * (same seq and description), a small block over its decoding ratio or
+ * past the total budget are reported through @problem, as are two
+ * different blocks sharing a seq (both kept).  With @verdict NULL those
+ * blocks are left out, in place, and *@n becomes the number kept; else
+ * nothing is left out and @verdict[i] (*@n of them) says what block i
+ * is (enum amb_screen_verdict).  Returns 0 or -ENOMEM (@v half screened).
+ */
+int amb_blocks_screen(struct amb_block_info *v, size_t *n, uint8_t *verdict,
+		      amb_screen_problem_fn problem, void *ctx);
+
 /* ---- reader.c ------------------------------------------------------------ */
 
 /*
@@ -134,6 +173,26 @@ AMB_OPTS_LAST_CHECK(amb_copy_opts);
  */
 int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **out,
 			char *why, size_t why_len);
+
+/*
+ * For verify: amb_reader_open_msg() with AMB_READ_SCAN, and every block
+ * found listed: none is screened out (amb_blocks_screen()), so the caller
+ * can screen them itself and see all; a damaged file header is a problem
+ * (the first), as in amb_reader_open_salvage(), and the blocks are still
+ * found.
+ */
+int amb_reader_open_all(const char *path, struct amb_reader **out, char *why, size_t why_len);
+
+/*
+ * For salvage (FORMAT.md §7, "Salvaging"): amb_reader_open() with
+ * AMB_READ_SCAN, except that a file header that fails its checks is a
+ * problem, not an error: its fields are kept where they are plausible
+ * (producer fields zero where not, for the caller to infer), and blocks
+ * are scanned from header_len when a block starts there, else from the
+ * first valid block header in the file; amb_reader_header() then has
+ * header_len set to that offset.  *@damaged says whether this happened.
+ */
+int amb_reader_open_salvage(const char *path, struct amb_reader **out, bool *damaged);
 
 /* The stored (still encoded) payload of the last successful load into @p. */
 const uint8_t *amb_payload_stored(const struct amb_payload *p, size_t *len);

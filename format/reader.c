@@ -33,6 +33,7 @@ struct amb_reader {
 	size_t nblocks, blocks_cap;
 	struct amb_problem *problems;
 	size_t nproblems, problems_cap;
+	bool hdr_damaged;      /* amb_reader_open_salvage(): the header did not check */
 };
 
 struct amb_payload {
@@ -169,11 +170,65 @@ static uint64_t reader_resync(struct amb_reader *r, uint64_t from, uint8_t *win,
 	return UINT64_MAX;
 }
 
+/*
+ * §7 "Another recording": the first valid file header in [@from, @to),
+ * where damage made the scan resynchronise (`cat a.amber b.amber` puts
+ * b's header there).  Returns its offset with the header in *@fh,
+ * UINT64_MAX when there is none, or a negative error in *@err.
+ */
+static uint64_t find_file_header(struct amb_reader *r, uint64_t from, uint64_t to, uint8_t *win,
+				 struct amb_file_header *fh, int *err)
+{
+	uint64_t off = from;
+
+	*err = 0;
+	while (off < to) {
+		size_t want = (size_t)AMB_MIN((uint64_t)RESYNC_WINDOW, r->file_size - off);
+		ssize_t n = amb_pread_full(r->fd, win, want, off);
+		size_t limit, i = 0;
+
+		if (n < 0) {
+			*err = (int)n;
+			return UINT64_MAX;
+		}
+		/* Headers starting past limit are looked at from the next window. */
+		limit = (size_t)AMB_MIN((uint64_t)n, to - off);
+		if ((size_t)n == want && off + (uint64_t)n < r->file_size && limit > (size_t)n - AMB_FILE_HDR_MAX)
+			limit = (size_t)n - AMB_FILE_HDR_MAX;
+		while (i < limit) {
+			const uint8_t *p = memmem(win + i, (size_t)n - i, AMB_FILE_MAGIC, 8);
+			size_t pos;
+
+			if (!p || (pos = (size_t)(p - win)) >= limit)
+				break;
+			if (amb_file_hdr_decode(p, (size_t)n - pos, fh, NULL, 0) == 0)
+				return off + pos;
+			i = pos + 1;
+		}
+		if (!limit)
+			break;
+		off += limit;
+	}
+	return UINT64_MAX;
+}
+
+static void uuid_hex(const uint8_t uuid[16], char out[33])
+{
+	static const char hx[] = "0123456789abcdef";
+
+	for (int i = 0; i < 16; i++) {
+		out[2 * i] = hx[uuid[i] >> 4];
+		out[2 * i + 1] = hx[uuid[i] & 15];
+	}
+	out[32] = '\0';
+}
+
 /* §7 step 3: scan block headers forward from the end of the file header. */
 static int reader_scan(struct amb_reader *r)
 {
 	uint8_t *buf = malloc(AMB_MAX(RESYNC_WINDOW, AMB_BLOCK_HDR_MAX));
-	uint64_t off = r->hdr.header_len;
+	uint64_t off = r->hdr.header_len, skipped = 0, foreign_at = 0;
+	bool foreign = false;   /* inside another recording's blocks */
 	int err = 0;
 
 	if (!buf)
@@ -204,11 +259,37 @@ static int reader_scan(struct amb_reader *r)
 			break;
 		}
 		if (err) {
-			add_problem(r, r->nblocks, off, err, "block %zu at offset %llu: %s",
-				    r->nblocks, (unsigned long long)off, why);
-			off = reader_resync(r, off + 1, buf, &err);
+			struct amb_file_header fh;
+			uint64_t next, fh_off = UINT64_MAX;
+			int herr = err;
+
+			next = reader_resync(r, off + 1, buf, &err);
+			if (!err)
+				fh_off = find_file_header(r, off, next == UINT64_MAX ? r->file_size : next,
+							  buf, &fh, &err);
 			if (err)
 				goto out;
+			/* A file header where a block should start is said below. */
+			if (!foreign && fh_off != off)
+				add_problem(r, r->nblocks, off, herr, "block %zu at offset %llu: %s",
+					    r->nblocks, (unsigned long long)off, why);
+			if (fh_off != UINT64_MAX) {
+				char hex[33];
+
+				if (foreign && skipped)
+					add_problem(r, UINT64_MAX, foreign_at, -AMB_E_CORRUPT,
+						    "offset %llu: %llu blocks of another recording left out",
+						    (unsigned long long)foreign_at, (unsigned long long)skipped);
+				foreign = memcmp(fh.uuid, r->hdr.uuid, sizeof(fh.uuid)) != 0;
+				foreign_at = fh_off;
+				skipped = 0;
+				uuid_hex(fh.uuid, hex);
+				add_problem(r, UINT64_MAX, fh_off, -AMB_E_CORRUPT, foreign ?
+					    "offset %llu: file header of another recording (uuid %s): its blocks are not part of this one and are left out" :
+					    "offset %llu: this recording's file header again (uuid %s): the file holds a copy of itself",
+					    (unsigned long long)fh_off, hex);
+			}
+			off = next;
 			if (off == UINT64_MAX)
 				break;
 			continue;
@@ -222,6 +303,11 @@ static int reader_scan(struct amb_reader *r)
 				    (unsigned long long)r->file_size);
 			break;
 		}
+		if (foreign) {
+			skipped++;
+			off = end;
+			continue;
+		}
 		amb_block_info_from_hdr(&bi, &h, off);
 		err = add_block(r, &bi);
 		if (err)
@@ -229,6 +315,10 @@ static int reader_scan(struct amb_reader *r)
 		off = end;
 		r->data_end = end;
 	}
+	if (foreign && skipped)
+		add_problem(r, UINT64_MAX, foreign_at, -AMB_E_CORRUPT,
+			    "offset %llu: %llu blocks of another recording left out",
+			    (unsigned long long)foreign_at, (unsigned long long)skipped);
 out:
 	free(buf);
 	return err;
@@ -472,6 +562,45 @@ static int index_parse(struct amb_reader *r, const uint8_t *data, size_t len,
 }
 
 /*
+ * §7 step 2: every block the index lists has at its offset a valid block
+ * header that says what the index says: blocks moved, swapped or copied
+ * after the index was written make the reader scan instead of skipping
+ * them one by one at load.  One small read per block.
+ */
+static int index_check_headers(struct amb_reader *r, char *why, size_t why_len)
+{
+	uint8_t hbuf[AMB_BLOCK_HDR_MAX];
+
+	for (size_t i = 0; i < r->nblocks; i++) {
+		const struct amb_block_info *bi = &r->blocks[i];
+		struct amb_block_hdr h;
+		size_t want = AMB_BLOCK_HDR_SIZE;
+		ssize_t n;
+		int err;
+
+again:
+		n = amb_pread_full(r->fd, hbuf, want, bi->offset);
+		if (n < 0)
+			return (int)n;
+		err = amb_block_hdr_decode(hbuf, (size_t)n, &h, NULL, 0);
+		/* A longer header (a later minor): read it whole, once. */
+		if (err == -AMB_E_TRUNCATED && want == AMB_BLOCK_HDR_SIZE && (size_t)n == want &&
+		    amb_get_le16(hbuf + 4) > want && amb_get_le16(hbuf + 4) <= AMB_BLOCK_HDR_MAX) {
+			want = amb_get_le16(hbuf + 4);
+			goto again;
+		}
+		if (err || h.seq != bi->seq || h.type != bi->type || h.codec != bi->codec ||
+		    h.stream != bi->stream || h.stored_size != bi->stored_size ||
+		    h.raw_size != bi->raw_size) {
+			snprintf(why, why_len, "index entry %zu: no such block at offset %llu", i,
+				 (unsigned long long)bi->offset);
+			return -AMB_E_INDEX;
+		}
+	}
+	return 0;
+}
+
+/*
  * §7 step 2: use the trailer and index.  Returns 1 when they were used, 0
  * when the file has no trailer, -AMB_E_* with @why for a damaged one, or
  * -errno for I/O and memory errors.
@@ -557,6 +686,8 @@ static int reader_try_index(struct amb_reader *r, char *why, size_t why_len)
 		goto out;
 	}
 	err = index_parse(r, data, len, block_count, index_offset, why, why_len);
+	if (!err)
+		err = index_check_headers(r, why, why_len);
 	if (err)
 		goto out;
 	amb_block_info_from_hdr(&tinfo, &th, toff);
@@ -601,10 +732,93 @@ static int reader_verify_payloads(struct amb_reader *r)
 	return 0;
 }
 
-int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **out,
-			char *why, size_t why_len)
+/*
+ * A recording is read at offsets, so only a regular file (or a block
+ * device) will do: name what @path is instead, in amb_errmsg() (for the
+ * tools) and in @why.
+ */
+static void reader_not_a_file(const char *path, mode_t mode, char *why, size_t why_len)
+{
+	const char *what = S_ISDIR(mode) ? "a directory" :
+			   S_ISFIFO(mode) ? "a FIFO (named pipe): save the recording to a file first" :
+			   S_ISCHR(mode) ? "a character device" :
+			   S_ISSOCK(mode) ? "a socket" : "not a regular file";
+
+	amb_errmsg_set("%s: is %s, not a recording", path, what);
+	if (why_len)
+		snprintf(why, why_len, "%s", amb_errmsg());
+}
+
+/* The screen's problems are the reader's (screen.c, FORMAT.md §7). */
+static void screen_problem(void *ctx, uint64_t block, uint64_t offset, int err, const char *msg)
+{
+	add_problem(ctx, block, offset, err, "%s", msg);
+}
+
+/*
+ * §7 "Salvaging": the fields of a file header @buf (@n bytes) that failed
+ * its checks, where they are plausible; zero where they are not, for the
+ * salvager to infer.  Returns the offset of the first block: header_len
+ * when a valid block header sits there, else the first one found from
+ * offset 0 (the file size when there is none), or a negative error.
+ */
+static int64_t salvage_header(struct amb_reader *r, const uint8_t *buf, size_t n)
+{
+	struct amb_file_header *h = &r->hdr;
+	uint8_t win[AMB_BLOCK_HDR_MAX], *rwin;
+	uint64_t start = AMB_FILE_HDR_SIZE, found;
+	struct amb_block_hdr bh;
+	ssize_t got;
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	h->major = AMB_FORMAT_MAJOR;
+	if (n >= AMB_FILE_HDR_SIZE) {
+		uint32_t hlen = amb_get_le32(buf + 12);
+
+		if (hlen >= AMB_FILE_HDR_SIZE && hlen <= AMB_FILE_HDR_MAX && hlen % 8 == 0)
+			start = hlen;
+		if (buf[16] == AMB_ENDIAN_LITTLE || buf[16] == AMB_ENDIAN_BIG)
+			h->producer_endian = buf[16];
+		if (buf[17] == 4 || buf[17] == 8)
+			h->producer_word_size = buf[17];
+		switch (amb_get_le16(buf + 18)) {
+		case 3: case 20: case 21: case 22: case 40: case 62: case 183: case 243:
+			h->producer_machine = amb_get_le16(buf + 18);
+			break;
+		}
+		memcpy(h->uuid, buf + 24, sizeof(h->uuid));
+		h->created_ns = amb_get_le64(buf + 40);
+	}
+	if (start < r->file_size) {
+		got = amb_pread_full(r->fd, win, (size_t)AMB_MIN((uint64_t)sizeof(win),
+								 r->file_size - start), start);
+		if (got < 0)
+			return got;
+		if (amb_block_hdr_decode(win, (size_t)got, &bh, NULL, 0) == 0)
+			return (int64_t)start;
+	}
+	rwin = malloc(AMB_MAX(RESYNC_WINDOW, AMB_BLOCK_HDR_MAX));
+	if (!rwin)
+		return -ENOMEM;
+	found = reader_resync(r, 0, rwin, &err);
+	free(rwin);
+	if (err)
+		return err;
+	return found == UINT64_MAX ? (int64_t)r->file_size : (int64_t)found;
+}
+
+/* How reader_open() treats a file, besides the public flags. */
+enum reader_mode {
+	READER_SALVAGE = 1u << 0,   /* amb_reader_open_salvage() */
+	READER_ALL     = 1u << 1,   /* amb_reader_open_all(): nothing screened */
+};
+
+static int reader_open(const char *path, unsigned flags, unsigned mode, struct amb_reader **out,
+		       char *why, size_t why_len)
 {
 	uint8_t hbuf[AMB_FILE_HDR_MAX];
+	char hwhy[240];
 	struct amb_reader *r;
 	struct stat sb;
 	ssize_t n;
@@ -622,12 +836,14 @@ int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **ou
 	if (!r)
 		return -ENOMEM;
 	r->flags = flags;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0 || fstat(r->fd, &sb) < 0) {
 		err = -errno;
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)) {
+		reader_not_a_file(path, sb.st_mode, why, why_len);
 		err = -EINVAL;
 		goto out;
 	}
@@ -638,9 +854,28 @@ int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **ou
 		err = (int)n;
 		goto out;
 	}
-	err = amb_file_hdr_decode(hbuf, (size_t)n, &r->hdr, why, why_len);
-	if (err)
+	err = amb_file_hdr_decode(hbuf, (size_t)n, &r->hdr, hwhy, sizeof(hwhy));
+	/* A newer major is no damage: its blocks may not follow these rules. */
+	if (err && (mode & READER_SALVAGE) && is_format_error(err) && err != -AMB_E_VERSION) {
+		int64_t start = salvage_header(r, hbuf, (size_t)n);
+
+		if (start < 0) {
+			err = (int)start;
+			goto out;
+		}
+		add_problem(r, UINT64_MAX, 0, err, "%s", hwhy);
+		r->hdr_damaged = true;
+		r->hdr.header_len = (uint32_t)start;   /* where the blocks start */
+		flags |= AMB_READ_SCAN;
+		err = 0;
+	}
+	if (err) {
+		/* For the tools: what is wrong, and with which file. */
+		amb_errmsg_set("%s: %s", path, hwhy);
+		if (why_len)
+			snprintf(why, why_len, "%s", hwhy);
 		goto out;
+	}
 
 	if (!(flags & AMB_READ_SCAN)) {
 		char iwhy[240];
@@ -660,6 +895,8 @@ int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **ou
 	err = 0;
 	if (!r->indexed)
 		err = reader_scan(r);
+	if (!err && !(mode & READER_ALL))
+		err = amb_blocks_screen(r->blocks, &r->nblocks, NULL, screen_problem, r);
 	if (!err && (flags & AMB_READ_VERIFY))
 		err = reader_verify_payloads(r);
 	if (err)
@@ -668,6 +905,25 @@ int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **ou
 	return 0;
 out:
 	amb_reader_close(r);
+	return err;
+}
+
+int amb_reader_open_msg(const char *path, unsigned flags, struct amb_reader **out,
+			char *why, size_t why_len)
+{
+	return reader_open(path, flags, 0, out, why, why_len);
+}
+
+int amb_reader_open_all(const char *path, struct amb_reader **out, char *why, size_t why_len)
+{
+	return reader_open(path, AMB_READ_SCAN, READER_ALL | READER_SALVAGE, out, why, why_len);
+}
+
+int amb_reader_open_salvage(const char *path, struct amb_reader **out, bool *damaged)
+{
+	int err = reader_open(path, AMB_READ_SCAN, READER_SALVAGE, out, NULL, 0);
+
+	*damaged = !err && (*out)->hdr_damaged;
 	return err;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <amber/common.h>
@@ -125,21 +126,87 @@ static void check_index(struct verify_ctx *v, struct amb_reader *r, struct amb_p
 	v->st->index_ok = v->st->problems == problems;
 }
 
+/* The screen's problems are verify's (screen.c). */
+static void verify_screen_problem(void *ctx, uint64_t block, uint64_t offset, int err,
+				  const char *msg)
+{
+	report(ctx, block, offset, err, "%s", msg);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index of the first of the sorted @seqs that is >= @x. */
+static size_t lower_bound(const uint64_t *seqs, size_t n, uint64_t x)
+{
+	size_t l = 0, h = n;
+
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+
+		if (seqs[m] < x)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
+/*
+ * §7: seq numbers grow by one.  Copies of a block were left out by the
+ * reader (screen.c, which said so); what is left is a gap, where blocks
+ * were lost, or a step back, where blocks were moved.  A jump over seqs
+ * that appear later is not a loss: the step back that brings them is
+ * reported instead.
+ */
+static void check_seq(struct verify_ctx *v, struct amb_reader *r, size_t i, const uint64_t *seqs,
+		      size_t n, bool *any, uint64_t *max)
+{
+	const struct amb_block_info *bi = amb_reader_block(r, i);
+	uint64_t expect = *any ? *max + 1 : 0;
+
+	if (*any && bi->seq <= *max) {
+		report(v, i, bi->offset, -AMB_E_CORRUPT,
+		       "block %zu at offset %llu: seq %llu after seq %llu (blocks out of order)",
+		       i, (unsigned long long)bi->offset, (unsigned long long)bi->seq,
+		       (unsigned long long)*max);
+		return;
+	}
+	/* Lost: some seq in [expect, bi->seq) is in no block of the file. */
+	if (bi->seq > expect &&
+	    lower_bound(seqs, n, bi->seq) - lower_bound(seqs, n, expect) < bi->seq - expect)
+		report(v, i, bi->offset, -AMB_E_CORRUPT,
+		       "block %zu at offset %llu: seq %llu, expected %llu (blocks lost before it)",
+		       i, (unsigned long long)bi->offset, (unsigned long long)bi->seq,
+		       (unsigned long long)expect);
+	*any = true;
+	*max = bi->seq;
+}
+
 int amb_verify(const char *path, amb_problem_fn cb, void *ctx, struct amb_verify_stats *st)
 {
 	struct amb_verify_stats local;
 	struct verify_ctx v = { .cb = cb, .cb_ctx = ctx };
 	struct amb_payload *p = NULL;
 	struct amb_reader *r = NULL;
-	uint64_t expect_seq = 0;
+	struct amb_block_info *blocks = NULL;
+	uint8_t *verdict = NULL;
+	uint64_t *seqs = NULL, max_seq = 0;
+	bool any_seq = false;
 	char why[200];
 	size_t n;
 	int err;
 
 	v.st = st ? st : &local;
 	memset(v.st, 0, sizeof(*v.st));
-	/* §7: scan every header; the index is checked against the scan below. */
-	err = amb_reader_open_msg(path, AMB_READ_SCAN, &r, why, sizeof(why));
+	/* §7: scan every header; the index is checked against the scan below.
+	 * Every block found is listed: the screen below says which a reader
+	 * leaves out, and why. */
+	err = amb_reader_open_all(path, &r, why, sizeof(why));
 	if (err <= -AMB_E_BASE && err > -AMB_E_END) {
 		report(&v, UINT64_MAX, 0, err, "%s", why);
 		return (int)v.st->problems;
@@ -159,17 +226,36 @@ int amb_verify(const char *path, amb_problem_fn cb, void *ctx, struct amb_verify
 	}
 
 	n = amb_reader_block_count(r);
+	seqs = malloc((n ? n : 1) * sizeof(*seqs));
+	verdict = malloc(n ? n : 1);
+	blocks = malloc((n ? n : 1) * sizeof(*blocks));
+	if (!seqs || !verdict || !blocks) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		blocks[i] = *amb_reader_block(r, i);
+		seqs[i] = blocks[i].seq;
+	}
+	qsort(seqs, n, sizeof(*seqs), cmp_u64);
+	err = amb_blocks_screen(blocks, &n, verdict, verify_screen_problem, &v);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < n && !v.stop; i++) {
 		const struct amb_block_info *bi = amb_reader_block(r, i);
 		const void *data;
 		size_t len;
 
-		if (bi->seq != expect_seq)
-			report(&v, i, bi->offset, -AMB_E_CORRUPT,
-			       "block %zu at offset %llu: seq %llu, expected %llu (blocks lost before it)",
-			       i, (unsigned long long)bi->offset, (unsigned long long)bi->seq,
-			       (unsigned long long)expect_seq);
-		expect_seq = bi->seq + 1;
+		/* A copy or a clash of seqs was said to be one; a bomb is not
+		 * decoded. */
+		if (verdict[i] == AMB_SCREEN_COPY)
+			continue;
+		if (verdict[i] != AMB_SCREEN_CLASH)
+			check_seq(&v, r, i, seqs, n, &any_seq, &max_seq);
+		if (verdict[i] != AMB_SCREEN_KEEP && verdict[i] != AMB_SCREEN_CLASH) {
+			v.st->blocks_bad++;
+			continue;
+		}
 		err = amb_reader_load(r, i, p, &data, &len);
 		if (err == -ENOMEM)
 			goto out;
@@ -197,6 +283,9 @@ int amb_verify(const char *path, amb_problem_fn cb, void *ctx, struct amb_verify
 		       (unsigned long long)amb_reader_data_end(r));
 	}
 out:
+	free(blocks);
+	free(verdict);
+	free(seqs);
 	amb_payload_free(p);
 	amb_reader_close(r);
 	return err ? err : (int)AMB_MIN(v.st->problems, (uint64_t)INT32_MAX);

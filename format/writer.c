@@ -593,21 +593,27 @@ static int fill_opts(struct amb_writer_opts *o, const struct amb_writer_opts *u,
 	return 0;
 }
 
-int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
-		    struct amb_writer **out)
+/*
+ * The writer of a new recording into @fd (owned from here on, closed on
+ * error), with the file header written.  @path, when not NULL, names the
+ * file the caller created for it, removed again on error.
+ */
+static int writer_start(int fd, const char *path, const struct amb_writer_opts *opts,
+			struct amb_writer **out)
 {
 	struct amb_file_header fh = { .major = AMB_FORMAT_MAJOR, .minor = AMB_FORMAT_MINOR };
 	uint8_t hbuf[AMB_FILE_HDR_SIZE];
 	struct amb_writer *w;
 	struct iovec iov;
-	bool created = false;
 	int err;
 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->fd = -1;
+	if (!w) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	w->fd = fd;
 	pthread_mutex_init(&w->io_lock, NULL);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
@@ -621,14 +627,6 @@ int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
 			goto out;
 		}
 	}
-
-	/* §9: exclusive, 0600: a recording can hold the target's memory. */
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	created = true;
 
 	fh.producer_endian = w->opts.producer_endian;
 	fh.producer_word_size = w->opts.producer_word_size;
@@ -652,13 +650,40 @@ int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
 	*out = w;
 	return 0;
 out:
-	if (w->fd >= 0)
-		close(w->fd);
-	/* We created the file exclusively, so it is ours to remove. */
-	if (created)
-		unlink(path);
 	writer_free(w);
+fail:
+	close(fd);
+	/* The caller created the file exclusively for us: it is ours to remove. */
+	if (path)
+		unlink(path);
 	return err;
+}
+
+int amb_writer_open(const char *path, const struct amb_writer_opts *opts,
+		    struct amb_writer **out)
+{
+	struct amb_writer_opts checked;
+	uint8_t uuid[16];
+	int fd, err;
+
+	*out = NULL;
+	/* Bad options touch no file. */
+	err = fill_opts(&checked, opts, uuid);
+	if (err)
+		return err;
+	/* §9: exclusive, 0600: a recording can hold the target's memory. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	return writer_start(fd, path, opts, out);
+}
+
+int amb_writer_open_fd(int fd, const struct amb_writer_opts *opts, struct amb_writer **out)
+{
+	*out = NULL;
+	if (fd < 0)
+		return -EBADF;
+	return writer_start(fd, NULL, opts, out);
 }
 
 int amb_writer_append_file(struct amb_writer *w, const struct amb_file_entry *e,

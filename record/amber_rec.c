@@ -16,7 +16,12 @@
  *
  * A write error (disk full) stops the recording: the command is sent
  * SIGTERM, the file keeps every complete block (the writer truncates a torn
- * one, FORMAT.md §9), and amber-rec says how much was saved and exits 125.
+ * one, FORMAT.md §9), and amber-rec says how much was saved, and how many
+ * of the samples captured are in it, and exits 125.
+ *
+ * The output (output.c) is checked before anything starts, made with
+ * O_EXCL and held by descriptor: another amber-rec may move it aside
+ * while this one records, and the trim and the summary follow it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +36,7 @@
 
 #include <amber/common.h>
 #include <amber/format.h>
+#include "common/util.h"
 #include "record/buildid.h"
 #include "record/counts.h"
 #include "record/drain.h"
@@ -66,10 +72,14 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* Warnings may name what a target mapped (any path a process chose):
+ * one escaped line each (amb_fput_text(), common/util.h). */
 static void print_warning(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "amber-rec: warning: %s\n", msg);
+	fputs("amber-rec: warning: ", stderr);
+	amb_fput_text(stderr, msg);
+	fputc('\n', stderr);
 }
 
 static void usage(FILE *f)
@@ -91,7 +101,8 @@ static void usage(FILE *f)
 		"  -a, --all-cpus           system-wide\n"
 		"  -C, --cpu LIST           only these CPUs (system-wide on them)\n"
 		"      --duration SECONDS   stop after this long\n"
-		"  -o, --output FILE        output (default %s; an old one becomes FILE.old)\n"
+		"  -o, --output FILE        output (default %s; an existing one is moved to\n"
+		"                           FILE.old, FILE.old.1, ...; /dev/null keeps nothing)\n"
 		"  -m, --mmap-pages N       ring pages per CPU, a power of two\n"
 		"  -z, --compression-level N  zstd level, 0 stores raw (default %d)\n"
 		"      --flush-interval MS  write staged records at least this often (default %u)\n"
@@ -117,6 +128,7 @@ struct rec_session {
 	struct rec_sampling sampling;
 	struct rec_evlist evlist;
 	struct amb_writer *w;
+	struct rec_output out;
 	struct rec_drain drain;
 	uint64_t start_ns;         /* before the prologue: SYNTH time, time.start_ns */
 	uint64_t run_ns, end_ns;   /* events enabled .. disabled */
@@ -466,15 +478,21 @@ static bool run_loop(struct rec_session *s, int *wstatus)
 	return have_status;
 }
 
+/*
+ * The last lines: what was captured, and what the file holds, where it
+ * is now.  @in_file is the number of samples in the file when a write
+ * error cut it short (-1: all of them, or not known); @no_run says the
+ * command never ran.
+ */
 static void print_summary(const struct rec_session *s, const struct rec_counters *c,
-			  const struct amb_writer_stats *ws, uint64_t raw_saved)
+			  const struct amb_writer_stats *ws, uint64_t raw_saved, int64_t in_file,
+			  bool no_run)
 {
-	struct stat st;
 	double secs = s->run_ns ? (double)(s->end_ns - s->run_ns) / 1e9 : 0.0;
 	double raw = (double)(ws->raw_bytes - AMB_MIN(raw_saved, ws->raw_bytes)) / 1e6;
-	double file = stat(s->opts.output, &st) ? (double)ws->file_bytes / 1e6
-						: (double)st.st_size / 1e6;
+	double file = s->out.discard ? 0.0 : (double)rec_output_size(&s->out) / 1e6;
 	uint64_t lost = c->lost_records + c->lost_samples;
+	char where[4096], holds[160];
 
 	if (lost)
 		amb_warn("lost %" PRIu64 " of %" PRIu64 " samples (%.1f%%): the ring overflowed; "
@@ -486,9 +504,24 @@ static void print_summary(const struct rec_session *s, const struct rec_counters
 		amb_warn("the writer queue was full %lu times: compression or the disk could not "
 			 "keep up and draining waited (try a lower -z)",
 			 (unsigned long)atomic_load(&s->drain.queue_full));
-	fprintf(stderr, "[ amber-rec: captured %" PRIu64 " samples (%" PRIu64 " lost) in %.1f s; "
-		"raw %.2f MB, file %.2f MB (ratio %.1fx) -> %s ]\n",
-		c->samples, lost, secs, raw, file, file > 0 ? raw / file : 0.0, s->opts.output);
+	rec_output_where(&s->out, where, sizeof(where));
+	if (no_run) {
+		fputs("[ amber-rec: no samples: the command did not run; ", stderr);
+		amb_fput_text(stderr, where);
+		fprintf(stderr, " holds only the recording's description (%.2f MB) ]\n", file);
+		return;
+	}
+	holds[0] = '\0';
+	if (in_file >= 0)
+		snprintf(holds, sizeof(holds), ", %" PRId64 " of them in the file (the rest "
+			 "were not written)", in_file);
+	else if (s->out.discard)
+		snprintf(holds, sizeof(holds), ", none kept (-o /dev/null)");
+	fprintf(stderr, "[ amber-rec: captured %" PRIu64 " samples (%" PRIu64 " lost)%s in %.1f s; "
+		"raw %.2f MB, file %.2f MB (ratio %.1fx) -> ",
+		c->samples, lost, holds, secs, raw, file, file > 0 ? raw / file : 0.0);
+	amb_fput_text(stderr, where);
+	fputs(" ]\n", stderr);
 }
 
 /* After a clean stop: keep only the kernel symbols the samples use
@@ -502,10 +535,10 @@ static uint64_t trim_kernel_symbols(struct rec_session *s)
 
 	/* The signal that ended the recording is spent; a new one stops the trim. */
 	stop_signal = 0;
-	err = rec_ksyms_trim(s->opts.output, &s->drain.layout, s->opts.kallsyms,
+	err = rec_ksyms_trim(&s->out, &s->drain.layout, s->opts.kallsyms,
 			     s->opts.zstd_level, &stop_signal, &st, s->err, sizeof(s->err));
 	if (err)
-		amb_warn("kept all kernel symbols in %s: %s", s->opts.output, s->err);
+		amb_warn("kept all kernel symbols in the recording: %s", s->err);
 	else if (st.trimmed)
 		fprintf(stderr, "[ amber-rec: kept the %" PRIu64 " of %" PRIu64 " kernel symbols "
 			"the samples use: %.2f MB smaller (--kallsyms=all keeps them all) ]\n",
@@ -518,6 +551,7 @@ static void rec_session_free(struct rec_session *s)
 	rec_drain_free(&s->drain);
 	rec_evlist_close(&s->evlist);
 	rec_target_free(&s->target);
+	rec_output_close(&s->out);
 	rec_events_free(&s->events);
 	rec_opts_free(&s->opts);
 }
@@ -530,6 +564,7 @@ int main(int argc, char **argv)
 	struct amb_writer_stats ws;
 	struct rec_counters totals = { 0 };
 	uint64_t raw_saved = 0;
+	int64_t in_file = -1;
 	struct sigaction sa;
 	unsigned pages;
 	int err, cerr, wstatus = 0, ret = EXIT_REC_FAIL;
@@ -539,6 +574,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "stat"))
 		return rec_stat_main(argc, argv);
 	s->target.go_fd = s->target.err_fd = -1;
+	s->out.fd = -1;
 	if (rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err))) {
 		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec --help)\n", s->err);
 		rec_opts_free(&s->opts);
@@ -567,9 +603,22 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* What can fail without a trace fails before anything starts. */
+	err = rec_output_check(s->opts.output, s->err, sizeof(s->err));
+	if (err)
+		goto fail;
 	err = parse_events(s);
 	if (err)
 		goto fail;
+	if (s->opts.argc) {
+		err = rec_target_check_cmd(s->opts.argv[0], s->err, sizeof(s->err));
+		if (err) {
+			ret = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NO_EXEC;
+			fprintf(stderr, "amber-rec: error: %s\n", s->err);
+			rec_session_free(s);
+			return ret;
+		}
+	}
 	err = rec_target_init(&s->target, &s->opts, s->err, sizeof(s->err));
 	if (err)
 		goto fail;
@@ -582,19 +631,25 @@ int main(int argc, char **argv)
 	if (err)
 		goto fail;
 
-	err = rec_output_move_old(s->opts.output);
-	if (err) {
-		snprintf(s->err, sizeof(s->err), "cannot move the existing %s out of the way: %s",
-			 s->opts.output, strerror(-err));
+	err = rec_output_create(&s->out, s->opts.output, s->err, sizeof(s->err));
+	if (err)
 		goto fail;
+	if (s->out.moved_to) {
+		fputs("amber-rec: note: moved existing ", stderr);
+		amb_fput_text(stderr, s->opts.output);
+		fputs(" to ", stderr);
+		amb_fput_text(stderr, s->out.moved_to);
+		fputc('\n', stderr);
 	}
 	wo.zstd_level = s->opts.zstd_level;
-	wo.sync = s->opts.sync ? AMB_SYNC_BLOCK : AMB_SYNC_NONE;
+	wo.sync = s->opts.sync && !s->out.discard ? AMB_SYNC_BLOCK : AMB_SYNC_NONE;
 	wo.threads = 1;
 	wo.max_queued = WRITER_QUEUE;
-	err = amb_writer_open(s->opts.output, &wo, &s->w);
+	err = rec_output_writer_fd(&s->out);
+	if (err >= 0)
+		err = amb_writer_open_fd(err, &wo, &s->w);
 	if (err) {
-		snprintf(s->err, sizeof(s->err), "cannot create %s: %s", s->opts.output,
+		snprintf(s->err, sizeof(s->err), "cannot write %s: %s", s->opts.output,
 			 amb_strerror(err));
 		goto fail;
 	}
@@ -662,15 +717,18 @@ close:
 	if (err) {
 		/* The writer truncated the file to its last complete block. */
 		fprintf(stderr, "amber-rec: error: %s\n", s->err);
-		fprintf(stderr, "amber-rec: %s stays readable up to its last complete block "
-			"(%.2f MB saved)\n", s->opts.output, (double)ws.file_bytes / 1e6);
+		fprintf(stderr, "amber-rec: the recording stays readable up to its last complete "
+			"block (%.2f MB saved)\n", (double)ws.file_bytes / 1e6);
+		in_file = rec_output_samples(&s->out);
+		if (in_file < 0)
+			in_file = 0;
 		ret = EXIT_REC_FAIL;
 	} else if (exec_failed) {
 		fprintf(stderr, "amber-rec: error: %s\n", s->err);
 	} else {
 		raw_saved = trim_kernel_symbols(s);
 	}
-	print_summary(s, &totals, &ws, raw_saved);
+	print_summary(s, &totals, &ws, raw_saved, in_file, exec_failed);
 	rec_session_free(s);
 	return ret;
 

@@ -353,6 +353,75 @@ static int open_with_fallbacks(struct rec_evlist *el, size_t e, const struct rec
 	return ret;
 }
 
+/*
+ * perf's globs leave out what cannot be a perf event; so do ours: each
+ * event a tracepoint glob expanded to is opened once on the first CPU
+ * (and thread), and left out when the kernel refuses it (ftrace:function
+ * has an id, yet perf_event_open() says EINVAL), with one warning per
+ * glob saying how many.  A glob none of whose events opens is an error
+ * naming it.  Events that lead others in a group are opened as usual.
+ */
+static int drop_unopenable(struct rec_event_list *events, const struct rec_sampling *s,
+			   const struct rec_target *t, char *err, size_t errlen)
+{
+	pid_t pid = t->kind == REC_TARGET_SYSTEM ? -1 : t->threads[0];
+
+	for (size_t i = 0; i < events->n;) {
+		size_t total = 0, left = 0;
+		char glob[300], first[300] = "";
+		int first_err = 0;
+
+		if (!events->v[i].glob) {
+			i++;
+			continue;
+		}
+		/* A copy: the events (and their strings) may be removed below. */
+		snprintf(glob, sizeof(glob), "%s", events->v[i].glob);
+		/* The events of one glob follow each other. */
+		for (size_t k = i; k < events->n && events->v[k].glob &&
+				   !strcmp(events->v[k].glob, glob);) {
+			struct rec_event *ev = &events->v[k];
+			int fd, en;
+
+			total++;
+			prepare_event(ev, k, s);
+			fd = sys_perf_event_open(&ev->attr, pid, t->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd >= 0) {
+				close(fd);
+				k++;
+				continue;
+			}
+			en = errno;
+			/* Not the event's fault: let the real open say what it is. */
+			if (en == EMFILE || en == ENFILE || en == ENOMEM || en == ESRCH) {
+				k++;
+				continue;
+			}
+			if (!left) {
+				snprintf(first, sizeof(first), "%s", ev->name);
+				first_err = en;
+			}
+			/* Events before @k stay where they are: k is its place. */
+			if (rec_events_remove(events, k)) {
+				k++;
+				continue;
+			}
+			left++;
+		}
+		if (left && left == total) {
+			snprintf(err, errlen, "no event that '%s' matches can be opened here (%s: %s)",
+				 glob, first, strerror(first_err));
+			return -first_err;
+		}
+		if (left)
+			amb_warn("'%s': left out %zu of its %zu tracepoints, which cannot be opened "
+				 "here (%s: %s%s)", glob, left, total, first, strerror(first_err),
+				 left > 1 ? ", ..." : "");
+		i += total - left;
+	}
+	return 0;
+}
+
 int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
 		    const struct rec_sampling *s, const struct rec_target *t,
 		    unsigned pages, char *err, size_t errlen)
@@ -375,6 +444,10 @@ int rec_evlist_open(struct rec_evlist *el, struct rec_event_list *events,
 			 events->n, el->nr_cpus, el->nr_threads);
 		return -E2BIG;
 	}
+	/* Fewer events, never more: the checks above still hold. */
+	ret = drop_unopenable(events, s, t, err, errlen);
+	if (ret)
+		return ret;
 	total = events->n * el->nr_cpus * el->nr_threads;
 	/* Every fd reads -1 before anything else can fail: rec_evlist_close()
 	 * closes what is not -1. */

@@ -25,6 +25,7 @@
  * need the whole table to be named.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include "common/kallsyms.h"
 #include "common/util.h"
 #include "record/ksyms_trim.h"
+#include "record/output.h"
 
 /* PERF_CONTEXT_* markers in a callchain are the top 4095 u64 values. */
 #define CONTEXT_MARKER_MIN ((uint64_t)-4095)
@@ -231,7 +233,7 @@ int rec_ksyms_write_used(const struct rec_ksyms *k, struct amb_buf *out, uint64_
 /* ---- the rewrite ------------------------------------------------------------ */
 
 struct trim {
-	const char *path;
+	struct rec_output *out;
 	struct amb_reader *r;
 	const volatile sig_atomic_t *stop;
 	struct amb_buf text;       /* the recorded table, all KSYMS blocks */
@@ -379,56 +381,65 @@ static int replace_ksyms(void *ctx, struct amb_writer *w, const struct amb_block
 	return err;
 }
 
-/* Write the trimmed copy to @tmp and rename it over the recording. */
+/* Write the trimmed copy to @tmp, beside the recording, and put it in the
+ * recording's place (rec_output_replace(): wherever that is by then). */
 static int rewrite(struct trim *t, const char *tmp, int zstd_level)
 {
 	AMB_OPTS(amb_writer_opts, wo);
 	AMB_OPTS(amb_copy_opts, co, .fn = replace_ksyms, .ctx = t);
 	struct amb_writer *w;
+	int fd, wfd, err, cerr;
 	long n;
-	int err, cerr;
 
 	amb_writer_opts_from(&wo, t->r);
 	wo.zstd_level = zstd_level;
 	wo.threads = 0;
 	wo.sync = AMB_SYNC_CLOSE;  /* on disk before it replaces the original */
-	err = amb_writer_open(tmp, &wo, &w);
-	if (err)
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail(t, -errno, "creating the trimmed copy");
+	wfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	err = wfd < 0 ? -errno : amb_writer_open_fd(wfd, &wo, &w);
+	if (err) {
+		close(fd);
+		unlink(tmp);
 		return fail(t, err, "creating the trimmed copy");
+	}
 	n = amb_copy_blocks(t->r, w, &co);
 	err = n < 0 ? (int)n : 0;
 	cerr = amb_writer_close(w);
 	if (!err)
 		err = cerr;
-	if (!err && rename(tmp, t->path))
-		err = -errno;
+	if (!err)
+		err = rec_output_replace(t->out, tmp, fd);
 	if (err) {
+		close(fd);
 		unlink(tmp);
 		return fail(t, err, "writing the trimmed copy");
 	}
 	return 0;
 }
 
-int rec_ksyms_trim(const char *path, const struct amb_perf_layout *l, enum rec_ksyms_mode mode,
-		   int zstd_level, const volatile sig_atomic_t *stop,
+int rec_ksyms_trim(struct rec_output *out, const struct amb_perf_layout *l,
+		   enum rec_ksyms_mode mode, int zstd_level, const volatile sig_atomic_t *stop,
 		   struct rec_ksyms_trim_stats *st, char *errbuf, size_t errlen)
 {
 	const struct amb_block_filter ksyms = { AMB_BLOCK_KSYMS, -1, 0, 0 };
-	struct trim t = { .path = path, .stop = stop, .text = AMB_BUF_INIT,
+	struct trim t = { .out = out, .stop = stop, .text = AMB_BUF_INIT,
 			  .kept_text = AMB_BUF_INIT, .err = errbuf, .errlen = errlen };
 	struct rec_ksyms *k = NULL;
 	uint64_t table = 0;
-	struct stat sb;
-	char tmp[4096];
+	char tmp[4200], where[4096], self[64];
 	size_t i;
 	int err;
 
 	memset(st, 0, sizeof(*st));
 	errbuf[0] = '\0';
-	/* A pipe or device cannot be rewritten; a symlink would be replaced. */
-	if (mode == REC_KSYMS_ALL || lstat(path, &sb) || !S_ISREG(sb.st_mode))
+	/* Only our own file, through our descriptor (wherever it is now). */
+	if (mode == REC_KSYMS_ALL || out->discard || out->fd < 0)
 		return 0;
-	err = amb_reader_open(path, 0, &t.r);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", out->fd);
+	err = amb_reader_open(self, 0, &t.r);
 	if (err)
 		return fail(&t, err, "reading the recording back");
 	amb_reader_for_each_block(t.r, &ksyms, i)
@@ -449,7 +460,9 @@ int rec_ksyms_trim(const char *path, const struct amb_perf_layout *l, enum rec_k
 		if (names)
 			goto out;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.trim-%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+	/* Beside the recording: the rename that replaces it stays in its directory. */
+	rec_output_where(out, where, sizeof(where));
+	if (snprintf(tmp, sizeof(tmp), "%s.trim-%ld", where, (long)getpid()) >= (int)sizeof(tmp)) {
 		err = fail(&t, -ENAMETOOLONG, "naming the trimmed copy");
 		goto out;
 	}
@@ -468,8 +481,7 @@ int rec_ksyms_trim(const char *path, const struct amb_perf_layout *l, enum rec_k
 	st->kept = t.kept;
 	st->total = t.total;
 	st->raw_saved = t.text.len > t.kept_text.len ? t.text.len - t.kept_text.len : 0;
-	if (!stat(path, &sb))
-		st->bytes_after = (uint64_t)sb.st_size;
+	st->bytes_after = rec_output_size(out);
 out:
 	rec_ksyms_free(k);
 	amb_buf_free(&t.text);

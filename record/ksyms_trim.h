@@ -72,19 +72,22 @@ struct rec_ksyms_trim_stats {
 };
 
 /*
- * Replace the KSYMS blocks of the closed recording @path (samples laid out
- * as @l) by one holding only the symbols its samples use, plus META keys
- * ksyms.kept and ksyms.total, through a synced copy renamed over @path;
- * other blocks are copied as stored, new blocks compressed at @zstd_level.
- * Nothing is done (0, st->trimmed false) for REC_KSYMS_ALL, a file that is
- * not a regular file or has no KSYMS block, or in REC_KSYMS_AUTO when the
- * table is under 1/REC_KSYMS_AUTO_SHARE of the file or a recorded
- * tracepoint prints kernel function pointers.  Stops with -EINTR
- * once *@stop is set.  On any error @path is left as it was (the copy is
- * removed) and @err says what failed.
+ * Replace the KSYMS blocks of the closed recording @out (read through its
+ * descriptor; samples laid out as @l) by one holding only the symbols its
+ * samples use, plus META keys ksyms.kept and ksyms.total, through a synced
+ * copy written beside it and put in its place (rec_output_replace(),
+ * wherever it is by then; @out then holds the copy); other blocks are
+ * copied as stored, new blocks compressed at @zstd_level.  Nothing is
+ * done (0, st->trimmed false) for REC_KSYMS_ALL, a discarded recording,
+ * a file without KSYMS block, or in REC_KSYMS_AUTO when the table is
+ * under 1/REC_KSYMS_AUTO_SHARE of the file or a recorded tracepoint
+ * prints kernel function pointers.  Stops with -EINTR once *@stop is set.
+ * On any error the recording is left as it was (the copy is removed) and
+ * @err says what failed.
  */
-int rec_ksyms_trim(const char *path, const struct amb_perf_layout *l, enum rec_ksyms_mode mode,
-		   int zstd_level, const volatile sig_atomic_t *stop,
+struct rec_output;
+int rec_ksyms_trim(struct rec_output *out, const struct amb_perf_layout *l,
+		   enum rec_ksyms_mode mode, int zstd_level, const volatile sig_atomic_t *stop,
 		   struct rec_ksyms_trim_stats *st, char *err, size_t errlen);
 
 #endif /* AMB_REC_KSYMS_TRIM_H */

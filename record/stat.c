@@ -124,6 +124,7 @@ struct stat_session {
 	struct amb_stat *iv;             /* the current -I interval */
 	struct amb_stat_count *prev;     /* [event][cell] at the last block */
 	struct amb_writer *w;
+	struct rec_output out;           /* -o: the file, held by descriptor */
 	struct amb_stat_print_opts po;
 	char title[512];
 	enum rec_target_kind kind;       /* of the runs */
@@ -382,14 +383,20 @@ static int file_open(struct stat_session *s, int argc, char **argv)
 	AMB_OPTS(amb_writer_opts, wo, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL, .threads = 1);
 	struct amb_buf b = AMB_BUF_INIT;
 	const char *out = s->opts.rec.output;
-	int err = rec_output_move_old(out);
+	int err = rec_output_create(&s->out, out, s->err, sizeof(s->err));
 
-	if (err) {
-		snprintf(s->err, sizeof(s->err), "cannot move the existing %s out of the way: %s",
-			 out, strerror(-err));
+	if (err)
 		return err;
+	if (s->out.moved_to) {
+		fputs("amber-rec stat: note: moved existing ", stderr);
+		amb_fput_text(stderr, out);
+		fputs(" to ", stderr);
+		amb_fput_text(stderr, s->out.moved_to);
+		fputc('\n', stderr);
 	}
-	err = amb_writer_open(out, &wo, &s->w);
+	err = rec_output_writer_fd(&s->out);
+	if (err >= 0)
+		err = amb_writer_open_fd(err, &wo, &s->w);
 	if (err) {
 		snprintf(s->err, sizeof(s->err), "cannot create %s: %s", out, amb_strerror(err));
 		return err;
@@ -741,6 +748,7 @@ static void session_free(struct stat_session *s)
 	free(s->prev);
 	if (s->w)
 		amb_writer_close(s->w);
+	rec_output_close(&s->out);
 	rec_stat_opts_free(&s->opts);
 }
 
@@ -753,6 +761,7 @@ int rec_stat_main(int argc, char **argv)
 
 	amb_set_warn(print_warning, NULL);
 	s->target.go_fd = s->target.err_fd = -1;
+	s->out.fd = -1;
 	if (rec_stat_opts_parse(&s->opts, argc - 1, argv + 1, s->err, sizeof(s->err))) {
 		fprintf(stderr, "amber-rec stat: error: %s\n(see amber-rec stat --help)\n", s->err);
 		rec_stat_opts_free(&s->opts);
@@ -776,6 +785,9 @@ int rec_stat_main(int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (s->opts.rec.output &&
+	    (err = rec_output_check(s->opts.rec.output, s->err, sizeof(s->err))))
+		goto out;
 	err = parse_events(s);
 	if (err)
 		goto out;

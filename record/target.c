@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,12 +123,19 @@ static int init_cpus(struct rec_target *t, const char *list, char *err, size_t e
 }
 
 /* Child side of the fork: wait for the go byte, exec, report errno. */
-static void __attribute__((noreturn)) child_main(int go_rd, int err_wr, char **argv)
+static void __attribute__((noreturn)) child_main(int go_rd, int err_wr, char **argv,
+						 pid_t recorder)
 {
 	ssize_t r;
 	char c;
 	int e;
 
+	/* A command amber-rec no longer observes does not run on: when the
+	 * recorder dies (killed with SIGKILL, by the OOM killer), the command
+	 * gets SIGKILL too.  The setting survives the exec (not of a set-uid
+	 * program).  The recorder may have died before it was made. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != recorder)
+		_exit(127);
 	/* amber-rec's handlers only set its stop flag: the command gets the
 	 * defaults, also while it waits below. */
 	signal(SIGINT, SIG_DFL);
@@ -150,8 +158,8 @@ static void __attribute__((noreturn)) child_main(int go_rd, int err_wr, char **a
 
 static int fork_cmd(struct rec_target *t, char **argv, char *err, size_t errlen)
 {
+	pid_t pid, self = getpid();
 	int go[2], ex[2];
-	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
@@ -176,7 +184,7 @@ static int fork_cmd(struct rec_target *t, char **argv, char *err, size_t errlen)
 	if (pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child_main(go[0], ex[1], argv);
+		child_main(go[0], ex[1], argv, self);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -184,6 +192,41 @@ static int fork_cmd(struct rec_target *t, char **argv, char *err, size_t errlen)
 	t->go_fd = go[1];
 	t->err_fd = ex[0];
 	return push_pid(&t->threads, &t->nr_threads, &t->cap_threads, pid);
+}
+
+int rec_target_check_cmd(const char *cmd, char *err, size_t errlen)
+{
+	const char *path = getenv("PATH");
+	char full[4096];
+	int e = ENOENT;
+
+	/* execvp()'s search: a name with a slash is the file itself. */
+	if (strchr(cmd, '/')) {
+		if (!access(cmd, X_OK))
+			return 0;
+		e = errno;
+	} else {
+		if (!path)
+			path = "/bin:/usr/bin";
+		for (const char *p = path; ; p++) {
+			const char *end = strchrnul(p, ':');
+			int n = end == p ? snprintf(full, sizeof(full), "./%s", cmd)
+					 : snprintf(full, sizeof(full), "%.*s/%s", (int)(end - p), p, cmd);
+
+			if (n > 0 && (size_t)n < sizeof(full)) {
+				if (!access(full, X_OK))
+					return 0;
+				/* execvp() reports EACCES when some candidate had it. */
+				if (errno == EACCES)
+					e = EACCES;
+			}
+			if (!*end)
+				break;
+			p = end;
+		}
+	}
+	snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(e));
+	return -e;
 }
 
 int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, size_t errlen)

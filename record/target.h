@@ -37,10 +37,20 @@ struct rec_target {
 /*
  * Fill @t from @o: the CPU list (-C or every online CPU), the threads of
  * -p/-t (read from /proc/PID/task), or fork the command, which then waits
- * until rec_target_start().  Errors: -ESRCH for a missing process (message
+ * until rec_target_start() (and gets SIGKILL if amber-rec dies: it never
+ * runs on unobserved, PR_SET_PDEATHSIG).  Errors: -ESRCH for a missing process (message
  * in @err), -EINVAL for a bad CPU list, -errno from fork/pipe.
  */
 int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, size_t errlen);
+
+/*
+ * Whether the command @cmd can be executed, searched in $PATH as
+ * execvp() does, checked before anything is recorded.  Returns 0, or
+ * -ENOENT / -EACCES (the exit statuses 127 / 126) with a message in @err.
+ * An exec can still fail later (a file of the wrong format): the
+ * recording then holds no sample, and the summary says so.
+ */
+int rec_target_check_cmd(const char *cmd, char *err, size_t errlen);
 
 /* CMD: let the child exec.  Returns 0, or -errno of a failed exec. */
 int rec_target_start(struct rec_target *t);

@@ -1,16 +1,53 @@
 // SPDX-License-Identifier: MIT
 /* analyze/cmd/amber_analyze.c - amber-analyze: dispatch to a subcommand. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
+/* Warnings name recorded paths, commands and symbols: one escaped line
+ * each (amb_fput_text(), common/util.h). */
 static void print_warning(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "amber-analyze: warning: %s\n", msg);
+	fputs("amber-analyze: warning: ", stderr);
+	amb_fput_text(stderr, msg);
+	fputc('\n', stderr);
+}
+
+/*
+ * The signals that end a run (Ctrl-C, kill, a closed terminal or pipe):
+ * the embedded-file cache goes first (ana_embed_remove_all() is
+ * async-signal-safe), then the signal takes its course, so the exit
+ * status still says what ended the run.
+ */
+static void on_fatal_signal(int sig)
+{
+	ana_embed_remove_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(sigs); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(sigs); i++) {
+		/* A signal ignored on purpose (nohup) stays ignored. */
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 static const struct {
@@ -43,6 +80,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	amb_set_warn(print_warning, NULL);
+	catch_fatal_signals();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -432,9 +432,11 @@ int ana_cmd_archive(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "[ amber-analyze archive: %u file%s embedded (%.2f MB before compression)%s; "
-		"%u DSO%s not found with the recorded build-id -> %s ]\n",
+		"%u DSO%s not found with the recorded build-id -> ",
 		st.files, st.files == 1 ? "" : "s", (double)st.bytes / 1e6,
-		o.mini ? ", reduced" : "", st.missing, st.missing == 1 ? "" : "s", o.out);
+		o.mini ? ", reduced" : "", st.missing, st.missing == 1 ? "" : "s");
+	amb_fput_text(stderr, o.out);
+	fputs(" ]\n", stderr);
 	ret = 0;
 out:
 	if (w) {

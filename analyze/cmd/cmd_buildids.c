@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 
 static const char usage[] =
 "usage: amber-analyze buildids [OPTIONS] FILE\n\n"
@@ -61,9 +62,11 @@ static int print_table(struct ana_session *s, struct ana_dso_table *t, struct an
 		if (only_hit && !h->v[i].samples && !h->v[i].frames)
 			continue;
 		ana_dso_resolve(t, d);
-		printf("%-40s %9" PRIu64 " %9" PRIu64 "  %-10s %s\n",
+		printf("%-40s %9" PRIu64 " %9" PRIu64 "  %-10s ",
 		       d->build_id_len ? ana_dso_build_id_hex(d, hex) : "(none)",
-		       h->v[i].samples, h->v[i].frames, where(d), d->path);
+		       h->v[i].samples, h->v[i].frames, where(d));
+		amb_fput_text(stdout, d->path);
+		putchar('\n');
 	}
 	/* Kernel and vDSO entries of the BUILDID table: not ELF lookups. */
 	ana_session_ksyms(s, &ksyms_len);
@@ -84,8 +87,9 @@ static int print_table(struct ana_session *s, struct ana_dso_table *t, struct an
 			w = "kallsyms";
 		else  /* trimmed to nothing: no sample was in the kernel */
 			w = ana_session_meta(s, "ksyms.kept") ? "unused" : "missing";
-		printf("%-40s %9s %9s  %-10s %s\n", b->build_id_len ? hex : "(none)", "-", "-",
-		       w, b->path ? b->path : "");
+		printf("%-40s %9s %9s  %-10s ", b->build_id_len ? hex : "(none)", "-", "-", w);
+		amb_fput_text(stdout, b->path);
+		putchar('\n');
 	}
 	return fflush(stdout) ? -errno : 0;
 }

@@ -15,12 +15,15 @@
 
 void ana_cmd_error(const char *cmd, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	fprintf(stderr, "amber-analyze: error: %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages name files and recorded strings: one escaped line. */
+	fprintf(stderr, "amber-analyze: error: %s: ", cmd);
+	amb_fput_text(stderr, msg);
 	fputc('\n', stderr);
 }
 
@@ -32,6 +35,11 @@ int ana_cmd_fail(const char *cmd, const char *what, int err)
 		ana_cmd_error(cmd, "%s: %s", what, amb_strerror(err));
 	else
 		ana_cmd_error(cmd, "%s", amb_strerror(err));
+	/* A damaged file header loses no block (FORMAT.md §7, "Salvaging"). */
+	if (err <= -AMB_E_BASE && err > -AMB_E_END && err != -AMB_E_VERSION &&
+	    strstr(amb_errmsg(), "file header:"))
+		fprintf(stderr, "amber-analyze: if the recording is damaged, 'amber-analyze verify "
+			"--salvage OUT FILE' copies its intact blocks to OUT\n");
 	return 1;
 }
 

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 #define SLOT_BASE 0
@@ -184,15 +185,19 @@ static const char *fmt_p(double p, char *buf, size_t len)
 static void print_table(struct diff *d, struct ana_out *o)
 {
 	size_t i, shown = 0, sig = 0, dso_w = 13;
-	char ratio[32], p[32], p_holm[32];
+	char ratio[32], p[32], p_holm[32], dso[256];
 
 	for (i = 0; i < d->nr_rows; i++) {
 		sig += d->rows[i].significant;
 		if (d->rows[i].dso)
-			dso_w = AMB_MAX(dso_w, AMB_MIN(strlen(d->rows[i].dso), 40));
+			dso_w = AMB_MAX(dso_w, AMB_MIN(strlen(amb_text_escape(dso, sizeof(dso),
+									     d->rows[i].dso)), 40));
 	}
-	ana_out_printf(o, "# base: %s (%" PRIu64 " samples)\n# new:  %s (%" PRIu64 " samples)\n",
-		       d->a->base, d->base_total, d->a->new_path, d->new_total);
+	ana_out_printf(o, "# base: ");
+	ana_out_text(o, d->a->base);
+	ana_out_printf(o, " (%" PRIu64 " samples)\n# new:  ", d->base_total);
+	ana_out_text(o, d->a->new_path);
+	ana_out_printf(o, " (%" PRIu64 " samples)\n", d->new_total);
 	ana_out_printf(o, "# test: %s, Holm-Bonferroni over %zu rows, alpha %g\n",
 		       d->a->absolute ? "sample counts, conditional binomial (equal rates and durations)" :
 				       "shares, two-proportion z-test",
@@ -223,8 +228,9 @@ static void print_table(struct diff *d, struct ana_out *o)
 		ana_out_printf(o, "  %7s  %7" PRIu64 "  %7" PRIu64 "  %8s  %8s  ", ratio, r->base,
 			       r->new_n, fmt_p(r->p, p, sizeof(p)), fmt_p(r->p_holm, p_holm, sizeof(p_holm)));
 		if (r->dso)
-			ana_out_printf(o, "%-*s  ", (int)dso_w, r->dso);
-		ana_out_printf(o, "%s\n", r->name);
+			ana_out_printf(o, "%-*s  ", (int)dso_w, amb_text_escape(dso, sizeof(dso), r->dso));
+		ana_out_text(o, r->name);
+		ana_out_char(o, '\n');
 	}
 	if (!shown)
 		ana_out_printf(o, "# no significant difference\n");
@@ -248,7 +254,8 @@ static const char usage[] =
 "      --flame             a differential flame graph (SVG) instead: widths from\n"
 "                          NEW, red grew, blue shrank\n"
 "      --negate            with --flame: widths from BASE (colours unchanged)\n"
-"  -o, --output FILE       write to FILE (default: standard output)\n"
+"  -o, --output FILE       write to FILE (default: standard output); an existing\n"
+"                           file is replaced whole, a symbolic link is refused\n"
 "      --title TEXT        --flame: the graph's title\n"
 "      --width PX          --flame: image width (default 1200)\n"
 "      --minwidth PX       --flame: leave out frames narrower than PX (0.1)\n"
@@ -372,6 +379,7 @@ int ana_cmd_diff(int argc, char **argv)
 	};
 	struct diff d = { .a = &a };
 	struct ana_out out;
+	struct ana_output o = { 0 };
 	FILE *f = NULL;
 	int err, rc;
 
@@ -395,11 +403,13 @@ int ana_cmd_diff(int argc, char **argv)
 		ana_cmd_error("diff", "%s", strerror(-err));
 		goto out;
 	}
-	f = ana_output_open(a.output);
-	if (!f) {
-		ana_cmd_error("diff", "cannot create %s: %s", a.output, strerror(errno));
+	amb_errmsg_clear();
+	err = ana_output_open(&o, a.output);
+	if (err) {
+		ana_cmd_fail("diff", a.output, err);
 		goto out;
 	}
+	f = o.f;
 	if (a.flame) {
 		err = write_flame(&d, f);
 	} else {
@@ -411,15 +421,14 @@ int ana_cmd_diff(int argc, char **argv)
 			print_table(&d, &out);
 		err = ana_out_finish(&out);
 	}
-	err = ana_output_close(f, err);
-	f = NULL;
+	err = ana_output_close(&o, err);
 	if (err) {
 		ana_cmd_error("diff", "writing %s: %s", ana_output_name(a.output), strerror(-err));
 		goto out;
 	}
 	rc = 0;
 out:
-	ana_output_close(f, 0);
+	ana_output_close(&o, -ECANCELED);
 	free(d.rows);
 	ana_stk_tree_free(d.t);
 	ana_pipeline_opts_free(&a.sample);

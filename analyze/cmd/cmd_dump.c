@@ -112,8 +112,9 @@ static void text_sample(const struct ana_record *rec)
 	const struct ana_sample *s = &rec->u.sample;
 	uint64_t st = rec->evt ? rec->evt->attr.sample_type : 0;
 
-	printf(" %s ip 0x%" PRIx64 " period %" PRIu64 " %s", rec->evt ? rec->evt->name : "?",
-	       s->ip, s->period, cpumode_name(s->cpumode));
+	putchar(' ');
+	amb_fput_text(stdout, rec->evt ? rec->evt->name : "?");
+	printf(" ip 0x%" PRIx64 " period %" PRIu64 " %s", s->ip, s->period, cpumode_name(s->cpumode));
 	if (st & PERF_SAMPLE_ADDR)
 		printf(" addr 0x%" PRIx64, s->addr);
 	if (st & PERF_SAMPLE_DATA_SRC)
@@ -149,7 +150,9 @@ static void text_mmap(const struct ana_record *rec)
 			       m->ino_generation);
 		}
 	}
-	printf("] %s\n", m->filename);
+	printf("] ");
+	amb_fput_text(stdout, m->filename);
+	putchar('\n');
 }
 
 static void text_record(const struct dump_ctx *d, const struct ana_record *rec)
@@ -180,7 +183,9 @@ static void text_record(const struct dump_ctx *d, const struct ana_record *rec)
 		text_mmap(rec);
 		return;
 	case PERF_RECORD_COMM:
-		printf(" %s%s\n", rec->u.comm.comm, rec->u.comm.exec ? " (exec)" : "");
+		putchar(' ');
+		amb_fput_text(stdout, rec->u.comm.comm);
+		printf("%s\n", rec->u.comm.exec ? " (exec)" : "");
 		return;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -209,11 +214,15 @@ static void text_record(const struct dump_ctx *d, const struct ana_record *rec)
 		printf("\n");
 		return;
 	case PERF_RECORD_KSYMBOL:
-		printf(" 0x%" PRIx64 " len %u type %u %s\n", rec->u.ksymbol.addr, rec->u.ksymbol.len,
-		       rec->u.ksymbol.ksym_type, rec->u.ksymbol.name);
+		printf(" 0x%" PRIx64 " len %u type %u ", rec->u.ksymbol.addr, rec->u.ksymbol.len,
+		       rec->u.ksymbol.ksym_type);
+		amb_fput_text(stdout, rec->u.ksymbol.name);
+		putchar('\n');
 		return;
 	case PERF_RECORD_CGROUP:
-		printf(" id %" PRIu64 " %s\n", rec->u.cgroup.id, rec->u.cgroup.path);
+		printf(" id %" PRIu64 " ", rec->u.cgroup.id);
+		amb_fput_text(stdout, rec->u.cgroup.path);
+		putchar('\n');
 		return;
 	case PERF_RECORD_AUX:
 		printf(" offset 0x%" PRIx64 " size 0x%" PRIx64 " flags 0x%x\n", rec->u.aux.offset,
@@ -428,10 +437,7 @@ int ana_cmd_dump(int argc, char **argv)
 	amb_errmsg_clear();
 	err = ana_session_open(path, &s);
 	if (err) {
-		if (*amb_errmsg())
-			ana_cmd_error("dump", "%s", amb_errmsg());
-		else
-			ana_cmd_error("dump", "%s: %s", path, amb_strerror(err));
+		ana_cmd_fail("dump", path, err);
 		return 2;
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));

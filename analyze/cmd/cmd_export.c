@@ -76,7 +76,7 @@ int ana_cmd_export(int argc, char **argv)
 	struct ana_pipeline *p = NULL;
 	struct ana_export_opts eo;
 	const char *path = NULL, *base;
-	FILE *out = NULL;
+	struct ana_output out = { 0 };
 	int rc, err;
 
 	ana_pipeline_opts_init(&po);
@@ -92,9 +92,10 @@ int ana_cmd_export(int argc, char **argv)
 	po.tracepoints = a.format == ANA_EXPORT_PERF_SCRIPT || a.format == ANA_EXPORT_CHROME;
 	if (ana_cmd_open("export", path, &po, &p))
 		goto done;
-	out = ana_output_open(a.out);
-	if (!out) {
-		ana_cmd_error("export", "%s: %s", ana_output_name(a.out), strerror(errno));
+	amb_errmsg_clear();
+	err = ana_output_open(&out, a.out);
+	if (err) {
+		ana_cmd_fail("export", ana_output_name(a.out), err);
 		goto done;
 	}
 	base = strrchr(path, '/');
@@ -102,14 +103,15 @@ int ana_cmd_export(int argc, char **argv)
 	/* perf script shows no inlined functions unless asked (--inline). */
 	eo.inline_frames = a.inline_frames >= 0 ? a.inline_frames : a.format != ANA_EXPORT_PERF_SCRIPT;
 	amb_errmsg_clear();
-	err = ana_export(p, a.format, out, &eo);
-	err = ana_output_close(out, err);
+	err = ana_export(p, a.format, out.f, &eo);
+	err = ana_output_close(&out, err);
 	if (err) {
 		ana_cmd_fail("export", ana_output_name(a.out), err);
 		goto done;
 	}
 	rc = 0;
 done:
+	ana_output_close(&out, -ECANCELED);
 	ana_pipeline_close(p);
 	ana_pipeline_opts_free(&po);
 	return rc;

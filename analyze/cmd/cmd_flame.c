@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 static const char usage[] =
@@ -25,7 +26,8 @@ static const char usage[] =
 "A flame graph of the recording's stacks: an interactive SVG (click to zoom,\n"
 "Ctrl-F to search), or folded stacks with --folded.\n"
 "\n"
-"  -o, --output FILE       write to FILE (default: standard output)\n"
+"  -o, --output FILE       write to FILE (default: standard output); an existing\n"
+"                           file is replaced whole, a symbolic link is refused\n"
 "      --folded            folded stacks, 'outer;...;leaf COUNT' a line\n"
 "      --reverse           reverse stacks: leaf functions are the roots\n"
 "      --weight KIND       samples (default) or period\n"
@@ -87,6 +89,7 @@ int ana_cmd_flame(int argc, char **argv)
 	struct ana_flame_load_opts lo = { 0 };
 	struct ana_flame_load_stats st;
 	struct ana_stk_tree *t = NULL;
+	struct ana_output o = { 0 };
 	FILE *f = NULL;
 	char subtitle[256];
 	int err, rc;
@@ -115,11 +118,13 @@ int ana_cmd_flame(int argc, char **argv)
 		ana_cmd_error("flame", "%s", strerror(-err));
 		goto out;
 	}
-	f = ana_output_open(a.output);
-	if (!f) {
-		ana_cmd_error("flame", "cannot create %s: %s", a.output, strerror(errno));
+	amb_errmsg_clear();
+	err = ana_output_open(&o, a.output);
+	if (err) {
+		ana_cmd_fail("flame", a.output, err);
 		goto out;
 	}
+	f = o.f;
 	if (a.folded) {
 		err = ana_stk_tree_write_folded(t, 0, f);
 	} else {
@@ -134,15 +139,14 @@ int ana_cmd_flame(int argc, char **argv)
 			 a.path, st.added, st.samples);
 		err = ana_fsvg_write(f, t, &so);
 	}
-	err = ana_output_close(f, err);
-	f = NULL;
+	err = ana_output_close(&o, err);
 	if (err) {
 		ana_cmd_error("flame", "writing %s: %s", ana_output_name(a.output), strerror(-err));
 		goto out;
 	}
 	rc = 0;
 out:
-	ana_output_close(f, 0);
+	ana_output_close(&o, -ECANCELED);
 	ana_stk_tree_free(t);
 	ana_pipeline_opts_free(&a.sample);
 	return rc;

@@ -45,19 +45,6 @@ static const char *machine_name(uint16_t m)
 	}
 }
 
-/* Print @s with control characters escaped, so that a value stays one line. */
-static void print_oneline(const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\n')
-			fputs("\\n", stdout);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\x%02x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-}
-
 static void print_sample_type(uint64_t st)
 {
 	static const struct { uint64_t bit; const char *name; } bits[] = {
@@ -103,8 +90,9 @@ static void print_header(struct amb_reader *r, const char *path)
 
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	printf("file:       %s (%llu bytes)\n", path,
-	       (unsigned long long)amb_reader_file_size(r));
+	printf("file:       ");
+	amb_fput_text(stdout, path);
+	printf(" (%llu bytes)\n", (unsigned long long)amb_reader_file_size(r));
 	printf("format:     %u.%u\n", h->major, h->minor);
 	printf("producer:   %s-endian, %u-bit, %s (e_machine %u)\n",
 	       h->producer_endian == AMB_ENDIAN_LITTLE ? "little" : "big",
@@ -127,8 +115,9 @@ static void print_events(const struct ana_session *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct ana_event *e = ana_session_event(s, i);
 
-		printf("  [%u] %s: type %u config 0x%llx, ", e->index, e->name, e->attr.type,
-		       (unsigned long long)e->attr.config);
+		printf("  [%u] ", e->index);
+		amb_fput_text(stdout, e->name);
+		printf(": type %u config 0x%llx, ", e->attr.type, (unsigned long long)e->attr.config);
 		if (!e->attr.freq && !e->attr.sample_period && !e->attr.sample_type) {
 			printf("counting");
 		} else {
@@ -352,10 +341,7 @@ int ana_cmd_info(int argc, char **argv)
 	err = ana_session_open(path, &s);
 	amb_set_warn(old, NULL);
 	if (err) {
-		if (*amb_errmsg())
-			ana_cmd_error("info", "%s", amb_errmsg());
-		else
-			ana_cmd_error("info", "%s: %s", path, amb_strerror(err));
+		ana_cmd_fail("info", path, err);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -365,9 +351,11 @@ int ana_cmd_info(int argc, char **argv)
 	printf("\nmetadata:\n");
 	for (size_t i = 0; i < ana_session_meta_count(s); i++) {
 		const char *val, *key = ana_session_meta_at(s, i, &val);
+		char k[256];
 
-		printf("  %-24s ", key);
-		print_oneline(val);
+		/* Recorded text, escaped: a value stays one line (common/util.h). */
+		printf("  %-24s ", amb_text_escape(k, sizeof(k), key));
+		amb_fput_text(stdout, val);
 		printf("\n");
 	}
 	print_events(s);

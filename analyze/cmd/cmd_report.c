@@ -118,11 +118,30 @@ static int cg_add(struct cg_node **root, const char *const *names, unsigned n, u
 
 /* ---- keys -------------------------------------------------------------------- */
 
+/*
+ * Append the @n bytes at @s and the separator to the key.  A value never
+ * holds the separator itself: one that does (a hostile comm) is kept
+ * escaped, as text output shows it (amb_buf_put_text(), common/util.h).
+ */
+static int key_put_n(struct amb_buf *b, const char *s, size_t n)
+{
+	if (memchr(s, KEY_SEP, n))
+		return amb_buf_put_text(b, s, n) ? -ENOMEM : amb_buf_append(b, (char[]){ KEY_SEP }, 1);
+	if (amb_buf_reserve(b, n + 1))
+		return -ENOMEM;
+	memcpy(b->data + b->len, s, n);
+	b->data[b->len + n] = KEY_SEP;
+	b->len += n + 1;
+	return 0;
+}
+
 /* Append @s and the separator to the key. */
 static int key_put(struct amb_buf *b, const char *s)
 {
 	size_t n = strlen(s);
 
+	if (memchr(s, KEY_SEP, n))
+		return key_put_n(b, s, n);
 	if (amb_buf_reserve(b, n + 1))
 		return -ENOMEM;
 	memcpy(b->data + b->len, s, n);
@@ -142,9 +161,9 @@ static int append_value(struct report *r, const struct sort_key *k, const struct
 	case SK_COMM:
 		return key_put(b, ana_thread_comm(t));
 	case SK_PID:
-		return amb_buf_printf(b, "%u:%s%c", smp->pid, ana_thread_comm(t), KEY_SEP);
+		return amb_buf_printf(b, "%u:", smp->pid) ? -ENOMEM : key_put(b, ana_thread_comm(t));
 	case SK_TID:
-		return amb_buf_printf(b, "%u:%s%c", smp->tid, ana_thread_comm(t), KEY_SEP);
+		return amb_buf_printf(b, "%u:", smp->tid) ? -ENOMEM : key_put(b, ana_thread_comm(t));
 	case SK_DSO:
 		return key_put(b, ana_loc_dso_name(loc));
 	case SK_SYM:
@@ -166,9 +185,7 @@ static int append_value(struct report *r, const struct sort_key *k, const struct
 		if (!r->tp || !smp->evt || !smp->evt->tracepoint ||
 		    ana_tp_field(r->tp, smp->raw, smp->raw_size, k->name, &r->val))
 			return amb_buf_printf(b, "[n/a]%c", KEY_SEP);
-		if (amb_buf_append(b, r->val.data, r->val.len))
-			return -ENOMEM;
-		return amb_buf_append(b, (char[]){ KEY_SEP }, 1);
+		return key_put_n(b, (const char *)r->val.data, r->val.len);
 	}
 	return 0;
 }

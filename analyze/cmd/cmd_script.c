@@ -65,7 +65,7 @@ static void print_sym_off(struct ana_out *o, const struct ana_loc *loc)
 {
 	char name[128];
 
-	ana_out_str(o, ana_loc_sym_name(loc, name, sizeof(name)));
+	ana_out_text(o, ana_loc_sym_name(loc, name, sizeof(name)));
 	if (loc->kind == ANA_LOC_SYM || loc->kind == ANA_LOC_KERNEL) {
 		ana_out_write(o, "+0x", 3);
 		ana_out_x64(o, loc->offset, 0);
@@ -76,7 +76,7 @@ static void print_sym_off(struct ana_out *o, const struct ana_loc *loc)
 static void print_dso(struct ana_out *o, const struct ana_loc *loc)
 {
 	ana_out_write(o, " (", 2);
-	ana_out_str(o, loc_dso_path(loc));
+	ana_out_text(o, loc_dso_path(loc));
 	ana_out_char(o, ')');
 }
 
@@ -127,7 +127,7 @@ static int print_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 			ana_out_char(o, '\t');
 			ana_out_x64(o, loc->addr, 16);
 			ana_out_char(o, ' ');
-			ana_out_str(o, loc->sym->inl[i].name);
+			ana_out_text(o, loc->sym->inl[i].name);
 			ana_out_write(o, " (inlined)\n", 11);
 		}
 	}
@@ -143,7 +143,7 @@ static int print_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	ana_out_char(o, '\n');
 	if (sc->fields & F_SRCLINE) {
 		ana_out_write(o, "  ", 2);
-		ana_out_str(o, ana_loc_srcline(loc, line, sizeof(line)));
+		ana_out_text(o, ana_loc_srcline(loc, line, sizeof(line)));
 		ana_out_char(o, '\n');
 	}
 	return 0;
@@ -266,7 +266,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	}
 	/* The hot path formats by hand: printf is most of the time otherwise. */
 	if (sc->fields & F_COMM) {
-		ana_out_str_right(o, ana_thread_comm(t), 16);
+		ana_out_text_right(o, ana_thread_comm(t), 16);
 		ana_out_char(o, ' ');
 	}
 	if (sc->fields & F_PID) {
@@ -301,7 +301,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		ana_out_char(o, ' ');
 	}
 	if (sc->fields & F_EVENT) {
-		ana_out_str(o, smp->evt ? smp->evt->name : "[unknown]");
+		ana_out_text(o, smp->evt ? smp->evt->name : "[unknown]");
 		ana_out_write(o, ": ", 2);
 	}
 	/* As in perf script, a tracepoint's line ends with its payload: its ip
@@ -311,7 +311,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	if (tracepoint && (sc->fields & F_TRACE)) {
 		sc->tmp.len = 0;
 		if (sc->tp && !ana_tp_format(sc->tp, smp->raw, smp->raw_size, &sc->tmp))
-			ana_out_str(o, (const char *)sc->tmp.data);
+			ana_out_text(o, (const char *)sc->tmp.data);
 		else
 			ana_out_printf(o, "[payload of %u bytes not decoded]", smp->raw_size);
 		if (loc_fields && !stack)
@@ -350,7 +350,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 			print_dso(o, &loc);
 		if (loc_fields & F_SRCLINE) {
 			ana_out_write(o, "\n  ", 3);
-			ana_out_str(o, ana_loc_srcline(&loc, line, sizeof(line)));
+			ana_out_text(o, ana_loc_srcline(&loc, line, sizeof(line)));
 		}
 		ana_out_char(o, '\n');
 		return 0;

@@ -30,14 +30,20 @@ static const char usage[] =
 
 struct verify_out {
 	const char *path;
+	char shown[4200];   /* the path as printed: escaped (common/util.h) */
+	int header_err;     /* the file header's problem, or 0 */
 };
 
 static int print_problem(void *ctx, const struct amb_problem *pb)
 {
-	const struct verify_out *o = ctx;
+	struct verify_out *o = ctx;
 
 	/* The format library's messages name their place (FORMAT.md §7). */
-	printf("%s: %s\n", o->path, pb->msg);
+	if (!strncmp(pb->msg, "file header:", 12))
+		o->header_err = pb->err;
+	printf("%s: ", o->shown);
+	amb_fput_text(stdout, pb->msg);
+	putchar('\n');
 	return 0;
 }
 
@@ -68,23 +74,34 @@ int ana_cmd_verify(int argc, char **argv)
 	struct amb_verify_stats st;
 	struct verify_args a = { NULL, false };
 	struct verify_out o;
+	amb_warn_fn old;
 	int n;
 
 	o.path = NULL;
+	o.header_err = 0;
 	n = ana_cmd_parse(&desc, argc, argv, NULL, verify_option, &a, &o.path);
 	if (n != ANA_CMD_GO_ON)
 		return n;
+	amb_text_escape(o.shown, sizeof(o.shown), o.path);
 	memset(&st, 0, sizeof(st));
+	amb_errmsg_clear();
+	/* The reader's problems come as problems: not as warnings too. */
+	old = amb_set_warn(NULL, NULL);
 	n = amb_verify(o.path, print_problem, &o, &st);
+	amb_set_warn(old, NULL);
 	if (n < 0) {
-		ana_cmd_error("verify", "%s: %s", o.path, amb_strerror(n));
+		ana_cmd_fail("verify", o.path, n);
 		return 2;
 	}
 	if (n > 0 && !st.blocks_ok && ana_perfdata_hint(o.path))
 		ana_cmd_error("verify", "%s", amb_errmsg());
-	if (!a.quiet) {
+	if (o.header_err == -AMB_E_VERSION) {
+		/* Another major's blocks may follow other rules (FORMAT.md §8). */
+		if (!a.quiet)
+			printf("%s: not checked further\n", o.shown);
+	} else if (!a.quiet) {
 		printf("%s: %llu blocks ok, %llu bad, %llu problem%s; %s",
-		       o.path, (unsigned long long)st.blocks_ok, (unsigned long long)st.blocks_bad,
+		       o.shown, (unsigned long long)st.blocks_ok, (unsigned long long)st.blocks_bad,
 		       (unsigned long long)st.problems, st.problems == 1 ? "" : "s",
 		       st.has_trailer ? (st.index_ok ? "closed (trailer and index valid)"
 						     : "trailer present, index damaged")
@@ -94,6 +111,10 @@ int ana_cmd_verify(int argc, char **argv)
 			       (unsigned long long)st.tail_bytes);
 		printf("\n");
 	}
+	if (o.header_err && o.header_err != -AMB_E_VERSION && !a.salvage)
+		printf("%s: other commands refuse a file whose header is damaged; "
+		       "'amber-analyze verify --salvage OUT FILE' writes its intact blocks to OUT\n",
+		       o.shown);
 	fflush(stdout);
 	if (a.salvage) {
 		long saved = amb_salvage(o.path, a.salvage);
@@ -103,8 +124,9 @@ int ana_cmd_verify(int argc, char **argv)
 				      amb_strerror((int)saved));
 			return 2;
 		}
-		printf("%s: salvaged %ld block%s into %s\n", o.path, saved,
-		       saved == 1 ? "" : "s", a.salvage);
+		printf("%s: salvaged %ld block%s into ", o.shown, saved, saved == 1 ? "" : "s");
+		amb_fput_text(stdout, a.salvage);
+		putchar('\n');
 	}
 	return n ? 1 : 0;
 }

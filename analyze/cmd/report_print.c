@@ -11,6 +11,7 @@
 
 #include "analyze/cmd/report.h"
 #include "common/perf_stat.h"
+#include "common/util.h"
 
 static uint64_t entry_weight(const struct report *r, const struct hist_entry *e)
 {
@@ -37,7 +38,7 @@ static double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-/* The @i-th value of @key into @buf. */
+/* The @i-th value of @key into @buf, as it was recorded (for JSON). */
 static const char *key_value(const char *key, size_t i, char *buf, size_t len)
 {
 	const char *p = key, *end;
@@ -51,6 +52,14 @@ static const char *key_value(const char *key, size_t i, char *buf, size_t len)
 	end = strchr(p, KEY_SEP);
 	snprintf(buf, len, "%.*s", (int)(end ? end - p : (ptrdiff_t)strlen(p)), p);
 	return buf;
+}
+
+/* The @i-th value of @key into @buf, escaped for text (common/util.h). */
+static const char *key_text(const char *key, size_t i, char *buf, size_t len)
+{
+	char raw[4096];
+
+	return amb_text_escape(buf, len, key_value(key, i, raw, sizeof(raw)));
 }
 
 static int cg_cmp(const void *a, const void *b)
@@ -78,14 +87,17 @@ static void cg_print(struct ana_out *o, struct cg_node *first, uint64_t total, d
 		n = v[i];
 		if (nr == 1 && depth > 0) {
 			/* A single path continues straight down. */
-			ana_out_printf(o, "%.*s%s\n", (int)plen, prefix, n->name);
+			ana_out_printf(o, "%.*s", (int)plen, prefix);
+			ana_out_text(o, n->name);
+			ana_out_char(o, '\n');
 			add = 0;
 		} else {
 			char p[32];
 			int w = snprintf(p, sizeof(p), "%.2f%%", pct(n->period, total));
 
-			ana_out_printf(o, "%.*s%s--%s--%s\n", (int)plen, prefix, last ? " " : "|",
-				       p, n->name);
+			ana_out_printf(o, "%.*s%s--%s--", (int)plen, prefix, last ? " " : "|", p);
+			ana_out_text(o, n->name);
+			ana_out_char(o, '\n');
 			add = (size_t)w + 5;
 		}
 		if (plen + add + 2 < 1024 && depth < 200) {
@@ -109,7 +121,9 @@ static void print_callgraph(struct report *r, struct ana_out *o, struct hist_ent
 	ana_out_printf(o, "            |\n");
 	if (e->cg && !e->cg->next && pct(e->cg->period, total) >= r->cg_limit) {
 		/* The entry's own frame heads the graph, as perf's "---name". */
-		ana_out_printf(o, "            ---%s\n", e->cg->name);
+		ana_out_printf(o, "            ---");
+		ana_out_text(o, e->cg->name);
+		ana_out_char(o, '\n');
 		memset(prefix, ' ', 15);
 		cg_print(o, e->cg->child, total, r->cg_limit, prefix, 15, 1);
 	} else {
@@ -187,17 +201,22 @@ void ana_report_print_header(struct report *r, struct ana_out *o)
 		print_counts(r, o);
 		return;
 	}
-	ana_out_printf(o, "# ========\n");
-	ana_out_printf(o, "# host: %s\n", (v = ana_session_meta(r->s, "hostname")) ? v : "?");
-	ana_out_printf(o, "# kernel: %s\n", (v = ana_session_meta(r->s, "uname.release")) ? v : "?");
-	ana_out_printf(o, "# command: %s\n", (v = ana_session_meta(r->s, "cmdline")) ? v : "?");
+	ana_out_printf(o, "# ========\n# host: ");
+	ana_out_text(o, (v = ana_session_meta(r->s, "hostname")) ? v : "?");
+	ana_out_printf(o, "\n# kernel: ");
+	ana_out_text(o, (v = ana_session_meta(r->s, "uname.release")) ? v : "?");
+	ana_out_printf(o, "\n# command: ");
+	ana_out_text(o, (v = ana_session_meta(r->s, "cmdline")) ? v : "?");
+	ana_out_char(o, '\n');
 	ana_out_printf(o, "# duration: %.3f s\n",
 		       st.last_time > st.first_time ? (double)(st.last_time - st.first_time) / 1e9 : 0.0);
 	ana_out_printf(o, "# samples: %" PRIu64 ", lost: %" PRIu64 " (%.2f%%)\n", st.samples, lost,
 		       pct(lost, st.samples + lost));
 	ana_out_printf(o, "# events:");
-	for (i = 0; i < ana_session_event_count(r->s); i++)
-		ana_out_printf(o, "%s %s", i ? "," : "", ana_session_event(r->s, i)->name);
+	for (i = 0; i < ana_session_event_count(r->s); i++) {
+		ana_out_str(o, i ? ", " : " ");
+		ana_out_text(o, ana_session_event(r->s, i)->name);
+	}
 	ana_out_printf(o, "\n");
 	print_counts(r, o);
 	ana_out_printf(o, "# ========\n#\n");
@@ -250,17 +269,19 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 		return;
 	}
 	for (k = 0; k < r->nr_keys; k++) {
-		width[k] = strlen(r->keys[k].name);
+		width[k] = strlen(amb_text_escape(buf, sizeof(buf), r->keys[k].name));
 		for (i = 0; i < nr && i < 10000; i++)
-			width[k] = AMB_MAX(width[k], strlen(key_value(v[i]->key, k, buf, sizeof(buf))));
+			width[k] = AMB_MAX(width[k], strlen(key_text(v[i]->key, k, buf, sizeof(buf))));
 		width[k] = AMB_MIN(width[k], 60);
 	}
-	ana_out_printf(o, "# Samples: %" PRIu64 " of event '%s'\n# Event count (approx.): %" PRIu64
-		       "\n#\n", h->samples, h->evt ? h->evt->name : "[unknown]", h->period);
+	ana_out_printf(o, "# Samples: %" PRIu64 " of event '", h->samples);
+	ana_out_text(o, h->evt ? h->evt->name : "[unknown]");
+	ana_out_printf(o, "'\n# Event count (approx.): %" PRIu64 "\n#\n", h->period);
 	ana_out_printf(o, "# %s", r->children ? "Children      Self" : "Overhead");
 	ana_out_printf(o, "  %10s  %14s", "Samples", "Period");
 	for (k = 0; k < r->nr_keys; k++)
-		ana_out_printf(o, "  %-*s", k + 1 < r->nr_keys ? (int)width[k] : 0, r->keys[k].name);
+		ana_out_printf(o, "  %-*s", k + 1 < r->nr_keys ? (int)width[k] : 0,
+			       amb_text_escape(buf, sizeof(buf), r->keys[k].name));
 	ana_out_printf(o, "\n# %s  %10s  %14s", r->children ? "........  ........" : "........",
 		       "..........", "..............");
 	for (k = 0; k < r->nr_keys; k++) {
@@ -277,7 +298,7 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 			ana_out_printf(o, "  %7.2f%%", pct(v[i]->period, total));
 		ana_out_printf(o, "  %10" PRIu64 "  %14" PRIu64, v[i]->samples, v[i]->period);
 		for (k = 0; k < r->nr_keys; k++) {
-			key_value(v[i]->key, k, buf, sizeof(buf));
+			key_text(v[i]->key, k, buf, sizeof(buf));
 			if (k + 1 < r->nr_keys)
 				ana_out_printf(o, "  %-*.*s", (int)width[k], (int)width[k], buf);
 			else

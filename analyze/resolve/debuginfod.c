@@ -30,7 +30,9 @@ struct ana_debuginfod {
 	__typeof__(debuginfod_find_executable) *find_executable;
 	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
 	__typeof__(debuginfod_set_user_data) *set_user_data;
-	struct timespec deadline;       /* of the query running now */
+	struct timespec deadline;       /* the end of this run's budget */
+	int budget;                     /* its length, s */
+	bool stopped;                   /* no more queries in this run */
 };
 
 /*
@@ -41,9 +43,9 @@ struct ana_debuginfod {
  */
 static __typeof__(debuginfod_get_user_data) *get_user_data_fn;
 
-/* Called by the library while a transfer runs: nonzero aborts it.  The
- * DEBUGINFOD_TIMEOUT of the library covers a stalled transfer; this
- * bounds a slow one. */
+/* Called by the library while a query runs (about once a second, and as
+ * data comes): nonzero aborts it.  The DEBUGINFOD_TIMEOUT of the library
+ * covers a silent server; this bounds a slow one by the run's budget. */
 static int on_progress(debuginfod_client *client, long done, long total)
 {
 	__typeof__(debuginfod_get_user_data) *get = __atomic_load_n(&get_user_data_fn,
@@ -116,6 +118,13 @@ struct ana_debuginfod *ana_debuginfod_new(void)
 	}
 	c->set_user_data(c->client, &c->deadline);
 	set_progressfn(c->client, on_progress);
+	/* One budget for the whole run, however many DSOs it asks for. */
+	c->budget = ANA_DEBUGINFOD_TOTAL;
+	if (getenv(ANA_DEBUGINFOD_BUDGET_ENV) && atoi(getenv(ANA_DEBUGINFOD_BUDGET_ENV)) > 0)
+		c->budget = atoi(getenv(ANA_DEBUGINFOD_BUDGET_ENV));
+	if (clock_gettime(CLOCK_MONOTONIC, &c->deadline))
+		goto fail;
+	c->deadline.tv_sec += c->budget;
 	return c;
 fail:
 	ana_debuginfod_free(c);
@@ -134,6 +143,17 @@ void ana_debuginfod_free(struct ana_debuginfod *c)
 	free(c);
 }
 
+/* Whether this run's budget is spent. */
+static bool budget_spent(const struct ana_debuginfod *c)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now))
+		return true;
+	return now.tv_sec > c->deadline.tv_sec ||
+	       (now.tv_sec == c->deadline.tv_sec && now.tv_nsec >= c->deadline.tv_nsec);
+}
+
 char *ana_debuginfod_find(struct ana_debuginfod *c, const uint8_t *build_id, size_t len,
 			  bool debuginfo)
 {
@@ -141,17 +161,31 @@ char *ana_debuginfod_find(struct ana_debuginfod *c, const uint8_t *build_id, siz
 	int fd;
 
 	/* Length 0 would make the library read @build_id as a hex string. */
-	if (!c || !len || len > ANA_BUILD_ID_MAX)
+	if (!c || c->stopped || !len || len > ANA_BUILD_ID_MAX)
 		return NULL;
-	if (clock_gettime(CLOCK_MONOTONIC, &c->deadline))
-		return NULL;
-	c->deadline.tv_sec += ANA_DEBUGINFOD_TOTAL;
-	fd = (debuginfo ? c->find_debuginfo : c->find_executable)(c->client, build_id, (int)len,
-								    &path);
-	if (fd < 0) {
-		free(path);
+	if (budget_spent(c)) {
+		c->stopped = true;
+		amb_warn("debuginfod: the %d s this run may spend asking servers are spent; "
+			 "not asked again (%s sets the budget)", c->budget, ANA_DEBUGINFOD_BUDGET_ENV);
 		return NULL;
 	}
-	close(fd);
-	return path;
+	fd = (debuginfo ? c->find_debuginfo : c->find_executable)(c->client, build_id, (int)len,
+								    &path);
+	if (fd >= 0) {
+		close(fd);
+		return path;
+	}
+	free(path);
+	/* A server that does not answer in time will not for the next DSO
+	 * either: every later query would wait as long again. */
+	if (fd == -ETIME || fd == -ETIMEDOUT) {
+		c->stopped = true;
+		amb_warn("debuginfod: no answer from %s in time (DEBUGINFOD_TIMEOUT); "
+			 "not asked again during this run", getenv(DEBUGINFOD_URLS_ENV_VAR));
+	} else if (budget_spent(c)) {
+		c->stopped = true;
+		amb_warn("debuginfod: the %d s this run may spend asking servers are spent; "
+			 "not asked again (%s sets the budget)", c->budget, ANA_DEBUGINFOD_BUDGET_ENV);
+	}
+	return NULL;
 }

@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "analyze/resolve/debuginfod.h"
@@ -32,6 +35,7 @@ struct buildid_note {
 
 struct ana_dso_table {
 	struct ana_dso_opts opts;
+	int symfs_fd;                        /* --symfs DIR, opened on first use; -1 */
 	struct ana_dso **dsos;
 	size_t nr, cap;
 	struct buildid_note *notes;   /* the recording's BUILDID table */
@@ -50,6 +54,7 @@ struct ana_dso_table *ana_dso_table_new(const struct ana_dso_opts *opts)
 		return NULL;
 	if (opts)
 		t->opts = *opts;
+	t->symfs_fd = -1;
 	elf_version(EV_CURRENT);
 	return t;
 }
@@ -68,6 +73,8 @@ void ana_dso_table_free(struct ana_dso_table *t)
 	}
 	for (i = 0; i < t->nr_notes; i++)
 		free(t->notes[i].path);
+	if (t->symfs_fd >= 0)
+		close(t->symfs_fd);
 	ana_debuginfod_free(t->debuginfod);
 	free(t->notes);
 	free(t->dsos);
@@ -284,15 +291,16 @@ static enum try_result try_candidate(struct ana_dso *d, const char *path, char *
 struct dso_cand {
 	char path[4200];
 	enum ana_dso_origin origin;
+	bool in_symfs;         /* @path is relative to --symfs DIR, as to a root */
 };
 
 #define DSO_CANDS_MAX 8
 
-/* Append "<fmt>" as a candidate of @origin; a path that does not fit is
- * left out (no real file has it). */
-static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin,
-		     const char *fmt, ...) AMB_PRINTF(4, 5);
-static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin,
+/* Append "<fmt>" as a candidate of @origin, relative to --symfs DIR when
+ * @in_symfs; a path that does not fit is left out (no real file has it). */
+static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin, bool in_symfs,
+		     const char *fmt, ...) AMB_PRINTF(5, 6);
+static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin, bool in_symfs,
 		     const char *fmt, ...)
 {
 	va_list ap;
@@ -305,7 +313,72 @@ static void cand_add(struct dso_cand *c, size_t *n, enum ana_dso_origin origin,
 	if (!fmt_ok(len, sizeof(c[*n].path)))
 		return;
 	c[*n].origin = origin;
+	c[*n].in_symfs = in_symfs;
 	(*n)++;
+}
+
+/* Whether @path has a ".." component. */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return true;
+	return false;
+}
+
+/*
+ * The path on this machine of @rel under --symfs DIR taken as the root
+ * directory, into @out: ".." and symbolic links (absolute ones too) stay
+ * inside DIR, as in a chroot.  False when @rel does not resolve there.
+ */
+static bool symfs_resolve(struct ana_dso_table *t, const char *rel, char *out, size_t len)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char proc[64], root[PATH_MAX], *real;
+	ssize_t n;
+	size_t rl;
+	int fd;
+
+	if (t->symfs_fd < 0)
+		t->symfs_fd = open(t->opts.symfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->symfs_fd < 0)
+		return false;
+	fd = (int)syscall(SYS_openat2, t->symfs_fd, rel, &how, sizeof(how));
+	if (fd >= 0) {
+		/* Where the file really is: inside DIR by construction. */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = readlink(proc, out, len - 1);
+		close(fd);
+		if (n <= 0 || (size_t)n >= len - 1)
+			return false;
+		out[n] = '\0';
+		return true;
+	}
+	if (errno != ENOSYS)
+		return false;
+	/* No openat2 (Linux < 5.6): refuse ".." and check where symbolic
+	 * links lead; an absolute link inside DIR cannot be followed. */
+	if (has_dotdot(rel) || !realpath(t->opts.symfs, root))
+		return false;
+	{
+		char joined[PATH_MAX + 4200];
+
+		if (!fmt_ok(snprintf(joined, sizeof(joined), "%s/%s", root, rel), sizeof(joined)))
+			return false;
+		real = realpath(joined, NULL);
+	}
+	rl = strlen(root);
+	if (!real || strncmp(real, root, rl) || (real[rl] != '/' && strcmp(root, "/")) ||
+	    !fmt_ok((int)strlen(real), len)) {
+		free(real);
+		return false;
+	}
+	strcpy(out, real);
+	free(real);
+	return true;
 }
 
 /* Steps 1-5 of ana_dso_resolve for @d, in order, into @c. */
@@ -314,7 +387,7 @@ static size_t local_candidates(const struct ana_dso_table *t, const struct ana_d
 {
 	const char *symfs = t->opts.symfs;
 	const char *home = t->opts.home ? t->opts.home : getenv("HOME");
-	char hex[2 * ANA_BUILD_ID_MAX + 1], dbg[4200];
+	char hex[2 * ANA_BUILD_ID_MAX + 1];
 	size_t n = 0;
 
 	ana_dso_build_id_hex(d, hex);
@@ -322,31 +395,33 @@ static size_t local_candidates(const struct ana_dso_table *t, const struct ana_d
 		const char *p = t->embedded(t->embedded_ctx, d->build_id, d->build_id_len);
 
 		if (p)
-			cand_add(c, &n, ANA_DSO_FROM_EMBEDDED, "%s", p);
+			cand_add(c, &n, ANA_DSO_FROM_EMBEDDED, false, "%s", p);
 	}
 	if (d->type != ANA_DSO_TYPE_FILE)
 		return n;   /* a [vdso] exists only in memory, or embedded */
 	/* perf's --symfs: the recorded path under DIR, never on this host. */
 	if (symfs)
-		cand_add(c, &n, ANA_DSO_FROM_SYMFS, "%s/%s", symfs, d->path);
+		cand_add(c, &n, ANA_DSO_FROM_SYMFS, true, "%s", d->path);
 	else
-		cand_add(c, &n, ANA_DSO_FROM_PATH, "%s", d->path);
+		cand_add(c, &n, ANA_DSO_FROM_PATH, false, "%s", d->path);
 	if (!d->build_id_len)
 		return n;   /* only the recorded path is safe without a build-id */
 	if (t->opts.debug_dir)
-		snprintf(dbg, sizeof(dbg), "%s", t->opts.debug_dir);
+		cand_add(c, &n, ANA_DSO_FROM_DEBUG_DIR, false, "%s/.build-id/%.2s/%s.debug",
+			 t->opts.debug_dir, hex, hex + 2);
 	else
-		snprintf(dbg, sizeof(dbg), "%s/usr/lib/debug", symfs ? symfs : "");
-	cand_add(c, &n, ANA_DSO_FROM_DEBUG_DIR, "%s/.build-id/%.2s/%s.debug", dbg, hex, hex + 2);
-	if (home) {
-		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, "%s/.debug/.build-id/%.2s/%s", home, hex,
-			 hex + 2);
-		/* perf >= 4.x caches a directory holding "elf" and "debug". */
-		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, "%s/.debug/.build-id/%.2s/%s/elf", home,
+		cand_add(c, &n, ANA_DSO_FROM_DEBUG_DIR, symfs != NULL,
+			 "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	/* ~/.debug is this machine's cache: --symfs stands for another one. */
+	if (home && !symfs) {
+		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, false, "%s/.debug/.build-id/%.2s/%s", home,
 			 hex, hex + 2);
+		/* perf >= 4.x caches a directory holding "elf" and "debug". */
+		cand_add(c, &n, ANA_DSO_FROM_DOT_DEBUG, false, "%s/.debug/.build-id/%.2s/%s/elf",
+			 home, hex, hex + 2);
 	}
 	if (symfs)
-		cand_add(c, &n, ANA_DSO_FROM_SYMFS, "%s/.build-id/%.2s/%s", symfs, hex, hex + 2);
+		cand_add(c, &n, ANA_DSO_FROM_SYMFS, true, "/.build-id/%.2s/%s", hex, hex + 2);
 	return n;
 }
 
@@ -412,6 +487,13 @@ static enum ana_dso_status dso_search(struct ana_dso_table *t, struct ana_dso *d
 
 	n = local_candidates(t, d, cand);
 	for (i = 0; i < n; i++) {
+		char real[4200];
+
+		if (cand[i].in_symfs) {
+			if (!symfs_resolve(t, cand[i].path, real, sizeof(real)))
+				continue;
+			memcpy(cand[i].path, real, strlen(real) + 1);
+		}
 		r = try_candidate(d, cand[i].path, why, sizeof(why));
 		if (r == TRY_OK)
 			return dso_found(d, cand[i].path, cand[i].origin) ? d->status
@@ -438,11 +520,11 @@ static enum ana_dso_status dso_search(struct ana_dso_table *t, struct ana_dso *d
 			amb_warn("%s: no file with the recorded build-id %s (%s); its frames are marked [stale build-id]",
 				 d->path, ana_dso_build_id_hex(d, hex), why);
 		else
-			amb_warn("%s: not found (build-id %s; tried %s%s, %s/.build-id, ~/.debug%s); no symbols",
+			amb_warn("%s: not found (build-id %s; tried %s%s, %s/.build-id%s%s); no symbols",
 				 d->path, d->build_id_len ? ana_dso_build_id_hex(d, hex) : "not recorded",
 				 t->opts.symfs ? "under --symfs " : "the path", t->opts.symfs ? t->opts.symfs : "",
 				 t->opts.symfs && !t->opts.debug_dir ? "<symfs>/usr/lib/debug" : dbg,
-				 t->debuginfod ? " and debuginfod" : "");
+				 t->opts.symfs ? "" : ", ~/.debug", t->debuginfod ? " and debuginfod" : "");
 	}
 	return d->status;
 }

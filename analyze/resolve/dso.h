@@ -108,11 +108,15 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
  *     so that an empty DIR hides this machine's files as in perf,
  *  3. <debug_dir>/.build-id/xx/rest.debug, where debug_dir defaults to
  *     /usr/lib/debug, or with --symfs to DIR/usr/lib/debug,
- *  4. ~/.debug/.build-id/xx/rest[/elf] (perf's build-id cache),
+ *  4. without --symfs, ~/.debug/.build-id/xx/rest[/elf] (perf's cache),
  *  5. with --symfs, DIR/.build-id/xx/rest,
  *  6. debuginfod servers, when DEBUGINFOD_URLS is set and
  *     @opts->no_debuginfod is not (debuginfod.c),
- * and warns once per DSO (amb_warn) when none fits.  Returns @d->status.
+ * and warns once per DSO (amb_warn) when none fits.  Paths under DIR are
+ * resolved as if DIR were the root directory: neither ".." in a recorded
+ * path nor a symbolic link in DIR leads out of it (openat2 with
+ * RESOLVE_IN_ROOT; where the kernel lacks it, a path whose real location
+ * is outside DIR is not used).  Returns @d->status.
  */
 enum ana_dso_status ana_dso_resolve(struct ana_dso_table *t, struct ana_dso *d);
 

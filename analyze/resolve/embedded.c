@@ -11,6 +11,7 @@
  * second next to the first.  Only names made here from the hex build-id are
  * ever created, each through a directory fd with O_EXCL | O_NOFOLLOW.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -20,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "analyze/resolve/embedded.h"
@@ -57,11 +61,100 @@ struct ana_embed {
 	size_t nr, cap;
 	char *dir;                /* the cache directory, made on first use */
 	int dirfd;
+	int live_slot;            /* its slot for ana_embed_remove_all(), or -1 */
 	uint64_t written;         /* bytes extracted, against ANA_EMBED_TOTAL_MAX */
 	/* What was created under @dir, removed in reverse order at free. */
 	struct created { char *rel; bool dir; } *created;
 	size_t nr_created, cap_created;
 };
+
+/*
+ * The cache directories alive in this process, for ana_embed_remove_all()
+ * in a signal handler: slots are claimed and released with atomics, and a
+ * slot's path is written before it is published.
+ */
+#define LIVE_MAX 16
+static struct live_cache {
+	volatile sig_atomic_t used;
+	char path[PATH_MAX];
+} live[LIVE_MAX];
+
+static int live_add(const char *path)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		if (__atomic_load_n(&live[i].used, __ATOMIC_ACQUIRE))
+			continue;
+		snprintf(live[i].path, sizeof(live[i].path), "%s", path);
+		__atomic_store_n(&live[i].used, 1, __ATOMIC_RELEASE);
+		return i;
+	}
+	return -1;   /* no room: removed at free only */
+}
+
+static void live_drop(int slot)
+{
+	if (slot >= 0)
+		__atomic_store_n(&live[slot].used, 0, __ATOMIC_RELEASE);
+}
+
+/* Remove what is in the directory @dfd, @depth levels deep at most, with
+ * system calls only (async-signal-safe: no malloc, no stdio). */
+static void remove_below(int dfd, int depth)
+{
+	char buf[4096];
+	bool again = true;
+	long n;
+
+	/* Passes until one finds nothing to remove but "." and "..". */
+	while (again) {
+		again = false;
+		lseek(dfd, 0, SEEK_SET);
+		n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
+		for (long pos = 0; pos < n;) {
+			struct linux_dirent64 {
+				uint64_t d_ino;
+				int64_t d_off;
+				unsigned short d_reclen;
+				unsigned char d_type;
+				char d_name[];
+			} *de = (void *)(buf + pos);
+
+			pos += de->d_reclen;
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			/* Another pass only when this one removed something. */
+			if (de->d_type == DT_DIR && depth > 0) {
+				int sub = openat(dfd, de->d_name,
+						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+				if (sub >= 0) {
+					remove_below(sub, depth - 1);
+					close(sub);
+				}
+				again |= !unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+			} else {
+				again |= !unlinkat(dfd, de->d_name, 0);
+			}
+		}
+	}
+}
+
+void ana_embed_remove_all(void)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		int dfd;
+
+		if (!__atomic_load_n(&live[i].used, __ATOMIC_ACQUIRE))
+			continue;
+		dfd = open(live[i].path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			/* The cache is <dir>/.build-id/xx/file: three levels. */
+			remove_below(dfd, 3);
+			close(dfd);
+		}
+		rmdir(live[i].path);
+	}
+}
 
 static void hex_of(const uint8_t *id, size_t len, char *buf)
 {
@@ -188,6 +281,7 @@ int ana_embed_open(struct amb_reader *r, const char *tmpdir, struct ana_embed **
 	e->r = r;
 	e->tmpdir = tmpdir;
 	e->dirfd = -1;
+	e->live_slot = -1;
 	amb_reader_for_each_block(r, &flt, i) {
 		const void *data;
 		size_t len;
@@ -247,6 +341,7 @@ void ana_embed_free(struct ana_embed *e)
 		close(e->dirfd);
 	if (e->dir)
 		rmdir(e->dir);
+	live_drop(e->live_slot);
 	for (size_t i = 0; i < e->nr; i++) {
 		free(e->files[i].name);
 		free(e->files[i].parts);
@@ -317,6 +412,7 @@ static int cache_dir(struct ana_embed *e)
 		e->dir = NULL;
 		return err;
 	}
+	e->live_slot = live_add(e->dir);
 	return 0;
 }
 
@@ -429,6 +525,65 @@ out:
 }
 
 /*
+ * What can be checked before a byte is written: the file's size against
+ * the recording's bytes that hold it (an honest ELF compresses a few
+ * times, never ANA_EMBED_RATIO_MAX times), and an ELF header in its first
+ * part whose section and program header tables lie within the file.
+ */
+static int precheck(struct ana_embed *e, struct embed_file *f, struct amb_payload *pl, char *why,
+		    size_t why_len)
+{
+	uint64_t stored = 0, shoff, phoff, shsize, phsize;
+	struct amb_file_entry fe;
+	const uint8_t *h;
+	const void *data;
+	size_t len;
+	bool is64, le;
+	int err;
+
+	for (size_t i = 0; i < f->nr_parts; i++)
+		stored += amb_reader_block(e->r, f->parts[i].block)->stored_size;
+	if (f->size > ANA_EMBED_SLACK + ANA_EMBED_RATIO_MAX * stored) {
+		snprintf(why, why_len, "it claims %" PRIu64 " bytes from %" PRIu64 " bytes of the "
+			 "recording, more than %u times as many", f->size, stored, ANA_EMBED_RATIO_MAX);
+		return -EFBIG;
+	}
+	/* The parts are sorted and tile the file: parts[0] starts it. */
+	err = amb_reader_load(e->r, f->parts[0].block, pl, &data, &len);
+	if (!err)
+		err = amb_file_parse(data, len, &fe);
+	if (err) {
+		snprintf(why, why_len, "block %zu: %s", f->parts[0].block, amb_strerror(err));
+		return err;
+	}
+	h = fe.data;
+	if (fe.data_len < 52 || memcmp(h, "\x7f" "ELF", 4) || (h[4] != 1 && h[4] != 2) ||
+	    (h[5] != 1 && h[5] != 2) || (h[4] == 2 && fe.data_len < 64)) {
+		snprintf(why, why_len, "it does not start with an ELF header");
+		return -ENOEXEC;
+	}
+	is64 = h[4] == 2;
+	le = h[5] == 1;
+#define GET16(o) (le ? amb_get_le16(h + (o)) : (uint16_t)(h[o] << 8 | h[(o) + 1]))
+#define GET32(o) (le ? amb_get_le32(h + (o)) : (uint32_t)GET16(o) << 16 | GET16((o) + 2))
+#define GET64(o) (le ? amb_get_le64(h + (o)) : (uint64_t)GET32(o) << 32 | GET32((o) + 4))
+	phoff = is64 ? GET64(32) : GET32(28);
+	shoff = is64 ? GET64(40) : GET32(32);
+	phsize = (uint64_t)GET16(is64 ? 54 : 42) * GET16(is64 ? 56 : 44);
+	shsize = (uint64_t)GET16(is64 ? 58 : 46) * GET16(is64 ? 60 : 48);
+#undef GET64
+#undef GET32
+#undef GET16
+	if (phoff > f->size || phsize > f->size - phoff || shoff > f->size ||
+	    shsize > f->size - shoff) {
+		snprintf(why, why_len, "its ELF header places tables outside its %" PRIu64 " bytes",
+			 f->size);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/*
  * Write @f to <dir>/.build-id/xx/rest[.debug] and check it.  Returns 0 with
  * f->path set, or a negative error with a reason in @why (the half-written
  * file is removed).
@@ -448,10 +603,18 @@ static int extract(struct ana_embed *e, struct embed_file *f, char *why, size_t 
 			 ANA_EMBED_TOTAL_MAX);
 		return -EFBIG;
 	}
+	pl = amb_payload_new();
+	if (!pl) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	err = precheck(e, f, pl, why, why_len);
+	if (err)
+		goto out;
 	err = cache_dir(e);
 	if (err) {
 		snprintf(why, why_len, "cannot create a cache directory: %s", strerror(-err));
-		return err;
+		goto out;
 	}
 	hex_of(f->id, f->id_len, hex);
 	snprintf(xx, sizeof(xx), ".build-id/%.2s", hex);
@@ -460,7 +623,7 @@ static int extract(struct ana_embed *e, struct embed_file *f, char *why, size_t 
 		err = subdir(e, xx);
 	if (err) {
 		snprintf(why, why_len, "cannot create %s/%s: %s", e->dir, xx, strerror(-err));
-		return err;
+		goto out;
 	}
 	/* Only the hex build-id names the file: never the stored name. */
 	snprintf(rel, sizeof(rel), "%s/%s%s", xx, hex + 2, f->kind == AMB_FILE_DEBUG ? ".debug" : "");
@@ -468,15 +631,9 @@ static int extract(struct ana_embed *e, struct embed_file *f, char *why, size_t 
 	if (fd < 0) {
 		err = -errno;
 		snprintf(why, why_len, "cannot create %s/%s: %s", e->dir, rel, strerror(errno));
-		return err;
-	}
-	made = true;
-	pl = amb_payload_new();
-	if (!pl) {
-		err = -ENOMEM;
-		snprintf(why, why_len, "out of memory");
 		goto out;
 	}
+	made = true;
 	for (size_t i = 0; i < f->nr_parts; i++) {
 		const struct embed_part *p = &f->parts[i];
 		struct amb_file_entry fe;

@@ -11,8 +11,10 @@
  * with O_EXCL | O_NOFOLLOW and mode 0600, and used only when its parts are
  * all intact (payload checksums), tile [0, file_size) without overlap or
  * hole, and its NT_GNU_BUILD_ID note equals the build-id it is filed
- * under.  The directory and everything in it are removed by
- * ana_embed_free().
+ * under, and nothing is written before cheap checks pass (its size
+ * against the recording bytes that hold it, an ELF header in its first
+ * part).  The directory and everything in it are removed by
+ * ana_embed_free(), or by ana_embed_remove_all() from a signal handler.
  */
 #ifndef AMB_ANALYZE_EMBEDDED_H
 #define AMB_ANALYZE_EMBEDDED_H
@@ -27,6 +29,10 @@
 /* Cap on the size of one embedded file, and on all extracted bytes. */
 #define ANA_EMBED_FILE_MAX  (2ull << 30)
 #define ANA_EMBED_TOTAL_MAX (8ull << 30)
+/* A file is extracted only when its size is at most this many times the
+ * recording's stored bytes that hold it, plus ANA_EMBED_SLACK. */
+#define ANA_EMBED_RATIO_MAX 64u
+#define ANA_EMBED_SLACK     (1ull << 20)
 
 struct ana_embed;
 
@@ -72,6 +78,15 @@ const char *ana_embed_path(struct ana_embed *e, const uint8_t *build_id, size_t 
  * libdwfl finds it.  @ctx is the struct ana_embed.
  */
 const char *ana_embed_lookup(void *ctx, const uint8_t *build_id, size_t len);
+
+/*
+ * Remove the cache directory of every ana_embed of this process, and all
+ * that is in it.  Async-signal-safe (system calls only): for a handler of
+ * the signals that end the process (SIGINT, SIGTERM, SIGHUP, SIGPIPE),
+ * which then lets the signal take its course.  The ana_embed objects are
+ * not to be used afterwards.
+ */
+void ana_embed_remove_all(void);
 
 
 #endif /* AMB_ANALYZE_EMBEDDED_H */

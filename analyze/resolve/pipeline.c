@@ -99,7 +99,9 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	p->frame_filter = o->filter.dsos || o->filter.syms;
 	err = ana_session_open(path, &p->s);
 	if (err) {
-		if (!*amb_errmsg())   /* the session's own detail (a perf.data) first */
+		/* The session's own detail (a perf.data) or the reader's (a FIFO,
+		 * a directory ...) first. */
+		if (!*amb_errmsg())
 			amb_errmsg_set("%s: %s", path, amb_strerror(err));
 		goto fail;
 	}

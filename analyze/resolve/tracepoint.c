@@ -37,6 +37,9 @@ struct ana_tp *ana_tp_new(bool big_endian, int long_size, int page_size)
 
 	if (!tp)
 		return NULL;
+	/* libtraceevent prints nothing itself: recorded format text would
+	 * reach the terminal raw; this file warns through amb_warn(). */
+	tep_set_loglevel(TEP_LOG_NONE);
 	tp->tep = tep_alloc();
 	tp->scratch = calloc(1, RAW_MAX + DATA_LOC_REACH);
 	if (!tp->tep || !tp->scratch) {

@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "analyze/view/flame_svg.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 #define DEFAULT_WIDTH 1200u
@@ -197,48 +198,27 @@ static const char flame_js[] =
 
 /* ---- escaping ------------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at @s, or 0 (overlong forms,
- * surrogates and code points above U+10FFFF are not valid). */
-static size_t utf8_len(const unsigned char *s)
+/* Bytes of the UTF-8 character that starts with @c (well-formed: checked
+ * by amb_text_safe_prefix() before). */
+static size_t char_bytes(unsigned char c)
 {
-	uint32_t cp;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
+	return c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
 }
 
-/* Number of characters ana_fsvg_put_escaped() writes for @s. */
+/* Number of characters ana_fsvg_put_escaped() writes for @s: one per
+ * character, four per escaped byte. */
 static size_t char_count(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0, len;
+	size_t len = strlen(s), n = 0;
 
-	while (*p) {
-		len = utf8_len(p);
-		p += len ? len : 1;
-		n++;
+	while (len) {
+		size_t esc, ok = amb_text_safe_prefix(s, len, &esc);
+
+		for (size_t i = 0; i < ok; i += char_bytes((unsigned char)s[i]))
+			n++;
+		n += esc * AMB_TEXT_ESC_MAX;
+		s += ok + esc;
+		len -= ok + esc;
 	}
 	return n;
 }
@@ -259,34 +239,39 @@ static const char *xml_entity(unsigned char c)
 
 int ana_fsvg_put_escaped(FILE *f, const char *s, size_t max_chars)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0, total = max_chars ? char_count(s) : 0;
+	size_t n = 0, len = strlen(s), total = max_chars ? char_count(s) : 0;
 	bool cut = max_chars && total > max_chars;
 
 	if (cut)
 		max_chars = max_chars > 2 ? max_chars - 2 : 0;
-	while (*p && (!max_chars || n < max_chars)) {
-		size_t len = utf8_len(p);
-		const char *entity = len == 1 ? xml_entity(*p) : NULL;
-		int rc;
+	/* The text rule of every output (amb_text_safe_prefix()): XML 1.0
+	 * allows no control character but tab, CR and LF, and names should
+	 * have none of those either; then the five XML entities. */
+	while (len) {
+		size_t esc, ok = amb_text_safe_prefix(s, len, &esc);
 
-		if (entity) {
-			rc = fputs(entity, f);
-			p++;
-		} else if (!len || *p < 0x20 || *p == 0x7f) {
-			/* Not UTF-8, or a control character: XML 1.0 allows none
-			 * but tab, CR and LF, and names should have none of those
-			 * either. */
-			rc = putc('?', f);
-			p++;
-		} else {
-			rc = fwrite(p, 1, len, f) == len ? 0 : EOF;
-			p += len;
+		for (size_t i = 0; i < ok;) {
+			size_t k = char_bytes((unsigned char)s[i]);
+			const char *entity = k == 1 ? xml_entity((unsigned char)s[i]) : NULL;
+
+			if (max_chars && n >= max_chars)
+				goto done;
+			if (entity ? fputs(entity, f) == EOF : fwrite(s + i, 1, k, f) != k)
+				return -EIO;
+			i += k;
+			n++;
 		}
-		if (rc == EOF)
-			return -EIO;
-		n++;
+		for (size_t i = 0; i < esc; i++) {
+			if (max_chars && n + AMB_TEXT_ESC_MAX > max_chars)
+				goto done;
+			if (fprintf(f, "\\x%02x", (unsigned char)s[ok + i]) < 0)
+				return -EIO;
+			n += AMB_TEXT_ESC_MAX;
+		}
+		s += ok + esc;
+		len -= ok + esc;
 	}
+done:
 	if (cut && fputs("..", f) == EOF)
 		return -EIO;
 	return 0;

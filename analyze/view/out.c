@@ -8,7 +8,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze/view/out.h"
@@ -19,9 +22,85 @@ static bool output_is_stdout(const char *path)
 	return !path || !strcmp(path, "-");
 }
 
-FILE *ana_output_open(const char *path)
+/* Why @path, as lstat() saw it in @st, is no place to write an output;
+ * NULL when it is one. */
+static const char *output_refused(const struct stat *st)
 {
-	return output_is_stdout(path) ? stdout : fopen(path, "w");
+	if (S_ISLNK(st->st_mode))
+		return "is a symbolic link, which -o never follows (name the file it points to, "
+		       "or '-' for standard output)";
+	if (S_ISDIR(st->st_mode))
+		return "is a directory";
+	return NULL;
+}
+
+int ana_output_open(struct ana_output *o, const char *path)
+{
+	struct stat st;
+	mode_t mode = 0666;   /* less the umask, as fopen() would */
+	int fd = -1, err;
+
+	memset(o, 0, sizeof(*o));
+	if (output_is_stdout(path)) {
+		o->f = stdout;
+		return 0;
+	}
+	o->path = strdup(path);
+	if (!o->path)
+		return -ENOMEM;
+	if (!lstat(path, &st)) {
+		const char *why = output_refused(&st);
+
+		if (why) {
+			amb_errmsg_set("%s %s", path, why);
+			err = S_ISDIR(st.st_mode) ? -EISDIR : -ELOOP;
+			goto fail;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			/* A FIFO or a device: written to as it is, never created. */
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+			goto fdopen;
+		}
+		/* Replaced whole: the new file gets the old one's permissions. */
+		mode = st.st_mode & 07777;
+		if (asprintf(&o->tmp, "%s.new-%ld", path, (long)getpid()) < 0) {
+			o->tmp = NULL;
+			err = -ENOMEM;
+			goto fail;
+		}
+		unlink(o->tmp);   /* a leftover of an earlier run with this pid */
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 && fchmod(fd, mode) < 0) {
+			err = -errno;
+			close(fd);
+			goto fail;
+		}
+		goto fdopen;
+	}
+	if (errno != ENOENT) {
+		err = -errno;
+		goto fail;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+fdopen:
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		err = -errno;
+		close(fd);
+		goto fail;
+	}
+	return 0;
+fail:
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	return err;
 }
 
 const char *ana_output_name(const char *path)
@@ -29,8 +108,9 @@ const char *ana_output_name(const char *path)
 	return output_is_stdout(path) ? "standard output" : path;
 }
 
-int ana_output_close(FILE *f, int err)
+int ana_output_close(struct ana_output *o, int err)
 {
+	FILE *f = o->f;
 	int cerr = 0;
 
 	if (!f)
@@ -42,6 +122,15 @@ int ana_output_close(FILE *f, int err)
 		cerr = -errno;
 	if (f != stdout && fclose(f) && !cerr)
 		cerr = -errno;
+	if (o->tmp) {
+		if (!err && !cerr && rename(o->tmp, o->path))
+			cerr = -errno;
+		if (err || cerr)
+			unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
 	if (err && err != -EIO)
 		return err;
 	return cerr ? cerr : err;
@@ -78,8 +167,47 @@ static void out_flush_buf(struct ana_out *o)
 	o->len = 0;
 }
 
+/* True when the @n bytes at @p print safely, tabs allowed. */
+static bool line_is_safe(const char *p, size_t n)
+{
+	while (n) {
+		size_t esc, ok = amb_text_safe_prefix(p, n, &esc);
+
+		if (!esc)
+			return true;
+		if (esc != 1 || p[ok] != '\t')
+			return false;
+		p += ok + 1;
+		n -= ok + 1;
+	}
+	return true;
+}
+
+/*
+ * A line for a terminal: whatever reached it unescaped (text the user
+ * gave, say) loses its control characters here, tabs excepted, so that
+ * nothing printed can steer the terminal (amb_text_safe_prefix(),
+ * common/util.h).  Text escaped before is plain and passes unchanged.
+ */
 static void out_flush_line(struct ana_out *o)
 {
+	const char *p = (const char *)o->line.data;
+	size_t n = o->line.len;
+
+	if (!line_is_safe(p, n)) {
+		struct amb_buf safe = AMB_BUF_INIT;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *tab = memchr(p + i, '\t', n - i);
+			size_t k = tab ? (size_t)(tab - (p + i)) : n - i;
+
+			if (amb_buf_put_text(&safe, p + i, k) || (tab && amb_buf_append(&safe, "\t", 1)))
+				out_fail(o, ENOMEM);
+			i += k;
+		}
+		amb_buf_free(&o->line);
+		o->line = safe;
+	}
 	out_fwrite(o, o->line.data, AMB_MIN(o->line.len, (size_t)o->width));
 	if (fputc('\n', o->f) == EOF)
 		out_fail(o, errno);
@@ -166,37 +294,31 @@ void ana_out_printf(struct ana_out *o, const char *fmt, ...)
 
 void ana_out_json(struct ana_out *o, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const char *run;
+	size_t n = s ? strlen(s) : 0;
+	char esc[6];
 
 	/* JSON is never cut. */
 	if (o->width)
 		ana_out_no_cut(o);
 	ana_out_char(o, '"');
-	for (run = s = s ? s : ""; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		char esc[6] = { '\\', 0 };
-		size_t n = 2;
+	/* amb_json_strn()'s rule: safe runs as they are, but for '"' and
+	 * '\\'; each escaped unit (a C1 control is C2 XX) as \u00XX. */
+	while (n) {
+		size_t bad, ok = amb_text_safe_prefix(s, n, &bad), run = 0;
 
-		if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\')
-			continue;
-		ana_out_write(o, run, (size_t)(s - run));
-		run = s + 1;
-		switch (c) {
-		case '"':  esc[1] = '"'; break;
-		case '\\': esc[1] = '\\'; break;
-		case '\n': esc[1] = 'n'; break;
-		case '\r': esc[1] = 'r'; break;
-		case '\t': esc[1] = 't'; break;
-		default:
-			memcpy(esc + 1, "u00", 3);
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			n = 6;
+		for (size_t i = 0; i < ok; i++) {
+			if (s[i] != '"' && s[i] != '\\')
+				continue;
+			ana_out_write(o, s + run, i - run);
+			ana_out_write(o, esc, amb_json_esc((unsigned char)s[i], esc));
+			run = i + 1;
 		}
-		ana_out_write(o, esc, n);
+		ana_out_write(o, s + run, ok - run);
+		if (bad)
+			ana_out_write(o, esc, amb_json_esc((unsigned char)s[ok + bad - 1], esc));
+		s += ok + bad;
+		n -= ok + bad;
 	}
-	ana_out_write(o, run, (size_t)(s - run));
 	ana_out_char(o, '"');
 }
 
@@ -226,6 +348,59 @@ static void out_pad(struct ana_out *o, char pad, size_t n)
 		ana_out_write(o, src, k);
 		n -= k;
 	}
+}
+
+void ana_out_textn(struct ana_out *o, const char *s, size_t n)
+{
+	while (n) {
+		size_t esc, ok = amb_text_safe_prefix(s, n, &esc);
+
+		ana_out_write(o, s, ok);
+		for (size_t i = 0; i < esc; i++) {
+			static const char hex[] = "0123456789abcdef";
+			unsigned char c = (unsigned char)s[ok + i];
+			char e[AMB_TEXT_ESC_MAX] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+
+			ana_out_write(o, e, sizeof(e));
+		}
+		s += ok + esc;
+		n -= ok + esc;
+	}
+}
+
+void ana_out_text(struct ana_out *o, const char *s)
+{
+	if (s)
+		ana_out_textn(o, s, strlen(s));
+}
+
+/* Columns @s (as ana_out_textn() writes it) takes: escapes take four,
+ * a UTF-8 sequence one. */
+static size_t text_width(const char *s)
+{
+	size_t n = strlen(s), w = 0;
+
+	while (n) {
+		size_t esc, ok = amb_text_safe_prefix(s, n, &esc);
+
+		for (size_t i = 0; i < ok; i++)
+			w += ((unsigned char)s[i] & 0xc0) != 0x80;
+		w += esc * AMB_TEXT_ESC_MAX;
+		s += ok + esc;
+		n -= ok + esc;
+	}
+	return w;
+}
+
+void ana_out_text_right(struct ana_out *o, const char *s, unsigned width)
+{
+	size_t w;
+
+	s = s ? s : "";
+	w = text_width(s);
+	if (w < width)
+		out_pad(o, ' ', width - w);
+	ana_out_text(o, s);
 }
 
 void ana_out_str_right(struct ana_out *o, const char *s, unsigned width)

@@ -15,25 +15,41 @@
 #include <amber/common.h>
 
 /*
- * The stream a command writes to for -o @path: standard output when @path
- * is NULL or "-", else @path created (or truncated) for writing.  Returns
- * the stream, or NULL with errno set by fopen().
+ * The -o output of a command (flame, diff).  Never written through a
+ * link: @path NULL or "-" is standard output; a new @path is created
+ * (O_EXCL, O_NOFOLLOW); an existing regular file is replaced whole, by a
+ * file written beside it (O_EXCL) and renamed over it at a successful
+ * close, so a failed write leaves it as it was and its other hard links
+ * keep their content; a FIFO or a device is written to as it is (opened
+ * without O_CREAT or O_TRUNC); a symbolic link or a directory is refused.
  */
-FILE *ana_output_open(const char *path);
+struct ana_output {
+	FILE *f;               /* the stream to write; NULL when not open */
+	char *path;            /* where the output goes; NULL: standard output */
+	char *tmp;             /* the file being written, renamed to @path at close */
+};
+
+/*
+ * Open @o for -o @path as described above.  Returns 0, or a negative
+ * errno with amb_errmsg() saying what @path is when that is why (-ELOOP
+ * for a symbolic link, -EISDIR for a directory).
+ */
+int ana_output_open(struct ana_output *o, const char *path);
 
 /* What messages call the output of -o @path: @path, or "standard output". */
 const char *ana_output_name(const char *path);
 
 /*
- * Finish the stream @f of ana_output_open() (NULL: nothing to do): flush
- * it, and close it unless it is standard output.  @err is what writing it
- * returned.  A write error shows up here at the latest (the last buffer
- * goes out now, and fclose() may report what write-back found), so a full
- * disk is never a silent success.  Returns @err when it is an error other
- * than -EIO; else the cause fflush()/fclose() report (-ENOSPC ...), -EIO
- * when the stream's error flag is all there is, or 0.
+ * Finish @o (not open: nothing to do): flush it, close it unless it is
+ * standard output, and when @err is 0 and writing worked, put a new file
+ * in its place (rename); else remove the new file.  @err is what writing
+ * it returned.  A write error shows up here at the latest (the last
+ * buffer goes out now, and fclose() may report what write-back found), so
+ * a full disk is never a silent success.  Returns @err when it is an error
+ * other than -EIO; else the cause fflush()/fclose()/rename() report
+ * (-ENOSPC ...), -EIO when the stream's error flag is all there is, or 0.
  */
-int ana_output_close(FILE *f, int err);
+int ana_output_close(struct ana_output *o, int err);
 
 
 /* Bytes gathered before one fwrite (when lines are not cut). */
@@ -95,6 +111,19 @@ static inline void ana_out_char(struct ana_out *o, char c)
 	}
 	ana_out_write_slow(o, &c, 1);
 }
+
+/*
+ * Text from a recording, or any text not written by amber itself: @s
+ * (NUL-terminated; NULL prints nothing), or the @n bytes at @s, with
+ * control characters and bytes that are not UTF-8 escaped as "\xNN"
+ * (amb_text_safe_prefix(), common/util.h).  Every text output prints
+ * recorded strings through these; JSON has its own escaping
+ * (ana_out_json()).  _right() right-aligns in @width columns, counting
+ * an escape as four and a UTF-8 character as one.
+ */
+void ana_out_text(struct ana_out *o, const char *s);
+void ana_out_textn(struct ana_out *o, const char *s, size_t n);
+void ana_out_text_right(struct ana_out *o, const char *s, unsigned width);
 
 /* @s right-aligned in @width columns (printf "%*s"); never cut. */
 void ana_out_str_right(struct ana_out *o, const char *s, unsigned width);

@@ -189,17 +189,23 @@ int ana_stk_tree_sort(struct ana_stk_tree *t)
 	return 0;
 }
 
+/* A frame of a folded line: ';' separates frames, so it prints as ':';
+ * the rest is text from the recording (amb_text_safe_prefix()). */
 static int put_folded_name(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		int c = (unsigned char)*s;
+	size_t len = strlen(s);
 
-		if (c == ';')
-			c = ':';
-		else if (c < 0x20 || c == 0x7f)
-			c = '?';
-		if (putc(c, f) == EOF)
-			return -EIO;
+	while (len) {
+		size_t esc, ok = amb_text_safe_prefix(s, len, &esc);
+
+		for (size_t i = 0; i < ok; i++)
+			if (putc(s[i] == ';' ? ':' : s[i], f) == EOF)
+				return -EIO;
+		for (size_t i = 0; i < esc; i++)
+			if (fprintf(f, "\\x%02x", (unsigned char)s[ok + i]) < 0)
+				return -EIO;
+		s += ok + esc;
+		len -= ok + esc;
 	}
 	return 0;
 }

@@ -154,7 +154,8 @@ static void ev_clear(struct rec_event *e)
 	free(e->name);
 	free(e->tp_system);
 	free(e->tp_event);
-	e->name = e->tp_system = e->tp_event = NULL;
+	free(e->glob);
+	e->name = e->tp_system = e->tp_event = e->glob = NULL;
 }
 
 static void ev_truncate(struct rec_event_list *l, size_t n)
@@ -166,6 +167,24 @@ static void ev_truncate(struct rec_event_list *l, size_t n)
 		l->v = NULL;
 		l->cap = 0;
 	}
+}
+
+int rec_events_remove(struct rec_event_list *l, size_t i)
+{
+	if (!l || i >= l->n)
+		return -EINVAL;
+	for (size_t k = 0; k < l->n; k++)
+		if (k != i && l->v[k].leader == (int)i)
+			return -EINVAL;
+	ev_clear(&l->v[i]);
+	memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof(*l->v));
+	l->n--;
+	for (size_t k = 0; k < l->n; k++)
+		if (l->v[k].leader > (int)i)
+			l->v[k].leader--;
+		else if (l->v[k].leader == (int)i)
+			l->v[k].leader = (int)k;   /* it led itself: it was i */
+	return 0;
 }
 
 void rec_events_free(struct rec_event_list *l)
@@ -548,7 +567,10 @@ struct tp_match {
 	const struct rec_ev_mods *mods;
 	const char *modstr;
 	size_t modlen;
+	const char *glob;   /* the spec as written, for the events' @glob */
 	size_t matched;
+	size_t no_id;       /* matches without an id file: not perf events */
+	char first_no_id[256];
 	bool failed; /* tp_add failed and set the message */
 };
 
@@ -566,9 +588,7 @@ static int tp_add(struct rec_ev_parser *p, const char *sys, const char *event,
 	if (!text) {
 		int err = errno;
 
-		if (quiet)
-			return 0;
-		if (err == ENOENT)
+		if (quiet || err == ENOENT)
 			return 1;
 		return rec_ev_fail(p, -err, "tracepoint '%s:%s': cannot read %s/%s: %s", sys, event,
 				   rec_tracefs_root() ? rec_tracefs_root() : "tracefs", rel, strerror(err));
@@ -611,6 +631,16 @@ static int tp_match_one(void *ctx, const char *sys, const char *event)
 	if (ret < 0) {
 		m->failed = true;
 		return ret;
+	}
+	if (ret) {
+		if (!m->no_id++)
+			snprintf(m->first_no_id, sizeof(m->first_no_id), "%s:%s", sys, event);
+		return 0;
+	}
+	m->p->l->v[m->p->l->n - 1].glob = strdup(m->glob);
+	if (!m->p->l->v[m->p->l->n - 1].glob) {
+		m->failed = true;
+		return -ENOMEM;
 	}
 	m->matched++;
 	return 0;
@@ -655,13 +685,21 @@ static int tp_parse(struct rec_ev_parser *p, const char *t, size_t len, size_t c
 	if (ret)
 		return ret;
 	if (has_glob(sys) || has_glob(event)) {
-		struct tp_match m = { p, sys, event, &mods, modstr, modlen, 0, false };
+		struct tp_match m = { p, sys, event, &mods, modstr, modlen, what, 0, 0, "", false };
+		size_t before = p->l->n;
 
 		ret = rec_tracefs_for_each_event(tp_match_one, &m);
-		if (ret < 0)
+		if (ret < 0) {
+			/* The events added before the failure go too. */
+			ev_truncate(p->l, before);
 			return m.failed || ret == -ENOMEM ? ret :
 			       rec_ev_fail(p, ret, "tracepoints '%.*s': cannot list %s/events: %s", (int)len,
 					   t, rec_tracefs_root(), strerror(-ret));
+		}
+		if (!m.matched && m.no_id)
+			return rec_ev_fail(p, -ENOENT, "no tracepoint that can be recorded matches '%s': "
+					   "%zu match%s no perf event (no id file, e.g. %s)", what,
+					   m.no_id, m.no_id == 1 ? "es" : "", m.first_no_id);
 		if (!m.matched)
 			return rec_ev_fail(p, -ENOENT, "no tracepoint matches '%s:%s'", sys, event);
 		return 0;

@@ -34,6 +34,7 @@ struct rec_event {
 	bool user_modifiers; /* the spec had explicit :u/:k modifiers */
 	uint64_t period;     /* period= term: this event's -c; 0: the command line's */
 	uint64_t freq;       /* freq= term: this event's -F; 0: the command line's */
+	char *glob;          /* the tracepoint glob ("sched:*") it came from, or NULL */
 };
 
 struct rec_event_list {
@@ -47,13 +48,22 @@ struct rec_event_list {
  * events "pmu/term=value,.../mods" read through pmu.c) and append
  * its events to @l.  On error returns a negative errno and writes a message
  * for the user into @err (for an unknown name it lists the nearest known
- * names): -ENOENT unknown event, -EINVAL bad syntax, -ENOMEM.
+ * names): -ENOENT unknown event (also a tracepoint glob that matches no
+ * tracepoint with an id, which is all perf_event_open can open),
+ * -EINVAL bad syntax, -ENOMEM.  Events of a glob carry it in @glob.
  */
 int rec_events_parse(struct rec_event_list *l, const char *spec, char *err, size_t errlen);
 
 /* Replace the event at @i by cpu-clock with the same modifiers, marking it
  * as a fallback (for "cycles" on machines without a PMU). Returns 0 or -errno. */
 int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i);
+
+/*
+ * Take the event at @i out of @l, renumbering the group leaders after it.
+ * Returns 0, or -EINVAL when @i is out of range or leads other events of
+ * a group (those would lose their leader).
+ */
+int rec_events_remove(struct rec_event_list *l, size_t i);
 
 /* Free the names and the array; @l is left empty. */
 void rec_events_free(struct rec_event_list *l);

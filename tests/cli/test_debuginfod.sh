@@ -11,6 +11,9 @@
 #  - buildids says "debuginfod" for it, and "missing" with --no-debuginfod.
 # The server listens on 127.0.0.1's port only for the test and is killed
 # by pid at the end; every client cache is under the test's directory.
+# Then servers that stall (a python3 listener written below): one that
+# never answers is asked once per run, one that trickles forever costs
+# the run's budget ($AMBER_DEBUGINFOD_BUDGET) and no more.
 . "$(dirname "$0")/lib.sh"
 
 W=$PROG/workload
@@ -142,5 +145,86 @@ t_debuginfod() {
 	fi
 }
 
+# A server that accepts and never answers ("silent"), or answers and then
+# trickles bytes forever, just fast enough for libdebuginfod's timeout
+# (100 KB in DEBUGINFOD_TIMEOUT seconds; "trickle").  Prints its port, logs one line per connection to $2.
+cat >"$T/stall.py" <<'PY'
+import socket, sys, threading, time
+mode, log = sys.argv[1], open(sys.argv[2], "a")
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+held = []
+def trickle(c):
+    try:
+        c.recv(4096)
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n")
+        while True:
+            c.sendall(b"x" * 65536)
+            time.sleep(0.5)
+    except OSError:
+        pass
+while True:
+    c, _ = s.accept()
+    held.append(c)
+    log.write("connection\n")
+    log.flush()
+    if mode == "trickle":
+        threading.Thread(target=trickle, args=(c,), daemon=True).start()
+PY
+
+# t_stall MODE: a run whose DSOs are all missing asks a stalling server
+# within bounds: a silent one once (then no more), a trickling one for
+# the run's budget in all.
+t_stall() {
+	mode=$1
+	n=debuginfod_stall_$mode
+	why="no answer from"
+	[ $mode = trickle ] && why="are spent"
+	need_cmd $n python3 || return
+	bg_start "$T/$mode.port" python3 "$T/stall.py" $mode "$T/$mode.log"
+	port=$(wait_for_line "$T/$mode.port" 20) || { fail $n "the $mode server does not start"; return; }
+	mkdir -p "$T/empty"
+	start=$(date +%s)
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_TIMEOUT=2 DEBUGINFOD_RETRY_LIMIT=0 \
+		AMBER_DEBUGINFOD_BUDGET=4 run_timeout 50 env HOME="$T/home" \
+		DEBUGINFOD_CACHE_PATH="$T/cache-$mode" XDG_CACHE_HOME="$T/xdg" \
+		"$ANA" report --symfs "$T/empty" "$T/plain.amber" >/dev/null 2>"$T/$mode.err"
+	rc=$?
+	secs=$(($(date +%s) - start))
+	conns=$(wc -l <"$T/$mode.log")
+	if [ $rc -gt 2 ]; then
+		fail $n "exit status $rc after $secs s ($conns connections): the run is not bounded"
+	elif [ $mode = silent ] && [ "$conns" -gt 1 ]; then
+		fail $n "$conns connections to a server that timed out: it was asked again"
+	elif ! grep -q "$why.*not asked again" "$T/$mode.err"; then
+		fail $n "no warning that debuginfod is given up ($why): $(grep debuginfod "$T/$mode.err" | head -n 2 | tr '\n' '|')"
+	elif [ $secs -gt 30 ]; then
+		fail $n "$secs s for a budget of 4 s"
+	else
+		ok $n
+	fi
+}
+
+t_stalls() {
+	need_rec debuginfod_stall || return
+	need_ana debuginfod_stall || return
+	need_file debuginfod_stall "$W" || return
+	[ -e /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 ] || [ -e /usr/lib/libdebuginfod.so.1 ] ||
+		ldconfig -p 2>/dev/null | grep -q libdebuginfod.so.1 ||
+		{ skip debuginfod_stall "libdebuginfod.so.1 is not installed"; return; }
+	# Nothing embedded: under an empty --symfs every DSO is missing.
+	if ! run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/plain.amber" -- "$W" --work 5 \
+		>"$T/rec2.log" 2>&1; then
+		skip debuginfod_stall "amber-rec cannot record here: $(tail -n 1 "$T/rec2.log")"
+		return
+	fi
+	t_stall silent
+	t_stall trickle
+}
+
 t_debuginfod
+t_stalls
 finish

@@ -31,7 +31,7 @@ if [ -x "$MKSYNTH" ]; then
 	check info_synth_rc [ $rc = 0 ]
 	check info_synth_header has "$T/info" "created:    2026-01-01 00:00:00.000000000 UTC"
 	check info_synth_uuid has "$T/info" "uuid:       a38b5e10-224c-4d0e-917f-001122334455"
-	check info_synth_meta has "$T/info" 'cmdline  *mksynth\\nsecond line'
+	check info_synth_meta has "$T/info" 'cmdline  *mksynth\\x0asecond line'
 	check info_synth_events has "$T/info" "sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD|CALLCHAIN, 2 ids, fallback"
 	check info_synth_streams sh -c "grep -q '^  cpu 0 *1 *19 ' '$T/info' && grep -q '^  cpu 1 *1 *19 ' '$T/info'"
 	check info_synth_ring grep -q '^  ring *2 *38 ' "$T/info"

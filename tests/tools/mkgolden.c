@@ -310,6 +310,51 @@ static struct image copy(const struct image *src)
 	return im;
 }
 
+/* @src with @extra more bytes of room at the end (len unchanged). */
+static struct image grow(const struct image *src, size_t extra)
+{
+	struct image im = { malloc(src->len + extra), src->len + extra };
+
+	if (!im.p)
+		die("copy", -ENOMEM);
+	memcpy(im.p, src->p, src->len);
+	return im;
+}
+
+/*
+ * Eight META blocks of some 8 KB, each a zstd frame of 256 MiB (one pair
+ * whose value is zeros): what made info, dump and report use 2.4 GB.  A
+ * reader leaves them out (FORMAT.md §7, "Budgets").
+ */
+static void write_meta_bomb(void)
+{
+	const char *path = path_of("invalid", "meta_bomb", ".amber");
+	struct amb_writer *w = open_writer(path, AMB_ENDIAN_LITTLE, 19);
+	size_t raw = AMB_BLOCK_RAW_MAX;
+	uint8_t *p = calloc(1, raw);
+	struct amb_block_desc d = { AMB_BLOCK_META, AMB_STREAM_NONE, 1, 0, 0 };
+	struct image im;
+	FILE *f;
+
+	if (!p)
+		die("meta_bomb", -ENOMEM);
+	amb_put_le32(p, 1);
+	p[4] = 'k';
+	amb_put_le32(p + 5, (uint32_t)(raw - 9));
+	for (int i = 0; i < 8; i++)
+		if (amb_writer_append(w, &d, p, raw))
+			die("meta_bomb", -EIO);
+	free(p);
+	finish(w);
+	im = load(path);
+	f = fopen(path_of("invalid", "meta_bomb", ".err"), "w");
+	if (!f || fprintf(f, "block 0 at offset %u: meta block of raw_size %zu from %llu stored bytes: "
+			  "over the 256:1 a reader decodes; left out\n", AMB_FILE_HDR_SIZE, raw,
+			  (unsigned long long)amb_get_le64(im.p + AMB_FILE_HDR_SIZE + 32)) < 0 || fclose(f))
+		die("meta_bomb", -errno);
+	free(im.p);
+}
+
 static void write_invalid(void)
 {
 	struct image base, im, open_im;
@@ -391,12 +436,61 @@ static void write_invalid(void)
 	     "block 2 at offset %zu: reserved field is 0x0001, not zero", b2);
 	free(im.p);
 
+	/* Block 1 cut out of the file: a real gap. */
+	im = copy(&base);
+	memmove(im.p + b1, im.p + b2, im.len - b2);
+	emit("seq_gap", &im, im.len - (b2 - b1),
+	     "block 1 at offset %zu: seq 2, expected 1 (blocks lost before it)", b1);
+	free(im.p);
+
+	/* Block 1 claims block 5's seq: two different blocks, one number. */
 	im = copy(&base);
 	amb_put_le64(im.p + b1 + 16, 5);
 	rehash_header(&im, b1);
-	emit("seq_gap", &im, im.len,
-	     "block 1 at offset %zu: seq 5, expected 1 (blocks lost before it)", b1);
+	emit("seq_repeat", &im, im.len,
+	     "block 5 at offset %zu: seq 5 is also block 1's at offset %zu, a different block: "
+	     "one of them is not of this recording", block_off(&im, 5), b1);
 	free(im.p);
+
+	/* Block 1 twice in a row (FORMAT.md §7, "Repeated blocks"). */
+	im = grow(&base, b2 - b1);
+	memmove(im.p + b2 + (b2 - b1), im.p + b2, base.len - b2);
+	memcpy(im.p + b2, im.p + b1, b2 - b1);
+	emit("dup_block", &im, im.len,
+	     "block 2 at offset %zu: a copy of block 1 at offset %zu (seq 1): left out", b2, b1);
+	free(im.p);
+
+	/* Blocks 1 and 2 swapped. */
+	im = copy(&base);
+	{
+		size_t b3 = block_off(&base, 3);
+
+		memcpy(im.p + b1, base.p + b2, b3 - b2);
+		memcpy(im.p + b1 + (b3 - b2), base.p + b1, b2 - b1);
+		emit("swapped_blocks", &im, im.len,
+		     "block 2 at offset %zu: seq 1 after seq 2 (blocks out of order)", b1 + (b3 - b2));
+	}
+	free(im.p);
+
+	/* `cat base other`: another recording's header and blocks follow. */
+	write_all_types(path_of("invalid", "other", ".tmp"), 3);
+	open_im = load(path_of("invalid", "other", ".tmp"));
+	unlink(path_of("invalid", "other", ".tmp"));
+	open_im.p[24] ^= 0xff;  /* another uuid */
+	rehash_file_header(&open_im);
+	im = grow(&base, open_im.len);
+	memcpy(im.p + base.len, open_im.p, open_im.len);
+	emit("concatenated", &im, im.len,
+	     "offset %zu: file header of another recording (uuid %02x%02x%02x%02x%02x%02x%02x%02x"
+	     "%02x%02x%02x%02x%02x%02x%02x%02x): its blocks are not part of this one and are left out",
+	     base.len, open_im.p[24], open_im.p[25], open_im.p[26], open_im.p[27], open_im.p[28],
+	     open_im.p[29], open_im.p[30], open_im.p[31], open_im.p[32], open_im.p[33],
+	     open_im.p[34], open_im.p[35], open_im.p[36], open_im.p[37], open_im.p[38],
+	     open_im.p[39]);
+	free(im.p);
+	free(open_im.p);
+
+	write_meta_bomb();
 
 	/* The first zstd block: claim one byte more than its frame holds. */
 	im = copy(&base);

@@ -3,14 +3,18 @@
  * tests/tools/mksynth.c - write a small, fully deterministic recording of
  * synthetic perf records, for the dump and info CLI tests.
  *
- * usage: mksynth [--swap] OUT
+ * usage: mksynth [--swap | --hostile] OUT
  *
  * Two CPUs, two events (cpu-clock with callchains; a tracepoint with RAW
  * data), SYNTH records (COMM, FORK, MMAP2 with and without build-id), and in
  * the rings samples, COMM with exec, EXIT, LOST, LOST_SAMPLES, THROTTLE,
  * UNTHROTTLE and SWITCH_CPU_WIDE.  --swap writes the perf records and attrs
  * in the byte order other than the host's, as a producer of that order
- * would.  The uuid and creation time are fixed, so the file is the same on
+ * would.  --hostile gives every recorded string (commands, paths, host,
+ * command line, event names, a META key, a build-id path) terminal escape
+ * sequences, C1 controls, newlines, the report's key separator and bytes
+ * that are not UTF-8, as any process can (prctl(PR_SET_NAME), file
+ * names): testdata/hostile/escapes.amber.  The uuid and creation time are fixed, so the file is the same on
  * every run.
  */
 #include <stdio.h>
@@ -32,7 +36,13 @@
 #define ID_CLOCK0 11          /* cpu-clock ids, one per CPU */
 #define ID_TP0 21             /* tracepoint ids */
 
-static bool swap;
+static bool swap, hostile;
+
+/* @plain, or with --hostile @evil. */
+static const char *str(const char *plain, const char *evil)
+{
+	return hostile ? evil : plain;
+}
 
 /* Store @v of @width (4 or 8) bytes at @b + @off in the producer's order. */
 static void put(uint8_t *b, size_t off, unsigned width, uint64_t v)
@@ -107,7 +117,9 @@ static int ring(struct amb_writer *w, struct amb_buf *b, struct syn_rec *s, uint
 	uint32_t pid = 100 + cpu;
 	int err = 0;
 
-	syn_comm(s, ST_ID, pid, pid, cpu ? "worker" : "main", true, t, ID_CLOCK0 + cpu, cpu);
+	syn_comm(s, ST_ID, pid, pid,
+		 cpu ? str("worker", "w\nforged 1\x1f" "2\r\b") : str("main", "\x1b]0;owned\x07m\x1b[31m"),
+		 true, t, ID_CLOCK0 + cpu, cpu);
 	if (!err)
 		err = add(b, s, &n);
 	for (int i = 0; i < 6; i++) {
@@ -218,10 +230,13 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--swap")) {
 		swap = true;
 		out = argv[2];
+	} else if (argc == 3 && !strcmp(argv[1], "--hostile")) {
+		hostile = true;
+		out = argv[2];
 	} else if (argc == 2) {
 		out = argv[1];
 	} else {
-		fprintf(stderr, "usage: mksynth [--swap] OUT\n");
+		fprintf(stderr, "usage: mksynth [--swap | --hostile] OUT\n");
 		return 2;
 	}
 	s = calloc(1, sizeof(*s));
@@ -239,19 +254,21 @@ int main(int argc, char **argv)
 	if (!err)
 		err = amb_kv_put_str(&b, "amber.version", "mksynth");
 	if (!err)
-		err = amb_kv_put_str(&b, "hostname", "synth-host");
+		err = amb_kv_put_str(&b, "hostname", str("synth-host", "h\x1b[2J\xc2\x9b" "31m\xff"));
 	if (!err)
 		err = amb_kv_put_str(&b, "clock", "monotonic");
 	if (!err)
 		err = amb_kv_put_str(&b, "cmdline", "mksynth\nsecond line");
-	if (err || (err = append(w, AMB_BLOCK_META, AMB_STREAM_NONE, 4, 0, 0, &b)))
+	if (!err && hostile)
+		err = amb_kv_put_str(&b, "key\x1b[8m", "v\x07");
+	if (err || (err = append(w, AMB_BLOCK_META, AMB_STREAM_NONE, hostile ? 5 : 4, 0, 0, &b)))
 		goto out;
 
 	put_attr(img, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, ST);
 	amb_put_le64(ids, ID_CLOCK0);
 	amb_put_le64(ids + 8, ID_CLOCK0 + 1);
-	e = (struct amb_event_entry){ img, sizeof(img), "cpu-clock", 9, UINT32_MAX,
-				      AMB_EVENT_FALLBACK, 2, ids };
+	e = (struct amb_event_entry){ img, sizeof(img), str("cpu-clock", "cpu\x1b[5m-clock"),
+				      hostile ? 13 : 9, UINT32_MAX, AMB_EVENT_FALLBACK, 2, ids };
 	if (!err)
 		err = amb_event_put(&b, &e);
 	put_attr(img, PERF_TYPE_TRACEPOINT, 316, ST_TP);
@@ -264,23 +281,31 @@ int main(int argc, char **argv)
 	if (err || (err = append(w, AMB_BLOCK_EVENT_ATTR, AMB_STREAM_NONE, 2, 0, 0, &b)))
 		goto out;
 
-	syn_comm(s, ST_ID, 1, 1, "init", false, T0, ID_CLOCK0, 0);
+	syn_comm(s, ST_ID, 1, 1, str("init", "\xc2\x9d" "0;t\xc2\x9c"), false, T0, ID_CLOCK0, 0);
 	if (!err)
 		err = add(&b, s, &n);
 	syn_fork(s, PERF_RECORD_FORK, ST_ID, 100, 1, 100, 1, T0, ID_CLOCK0, 0);
 	if (!err)
 		err = add(&b, s, &n);
-	syn_mmap2(s, ST_ID, 100, 100, 0x400000, 0x3000, 0, bid, 20, "/usr/bin/synth", T0,
-		  ID_CLOCK0, 0);
+	syn_mmap2(s, ST_ID, 100, 100, 0x400000, 0x3000, 0, bid, 20,
+		  str("/usr/bin/synth", "/usr/bin/\x1b[1Asy\x9bnth"), T0, ID_CLOCK0, 0);
 	if (!err)
 		err = add(&b, s, &n);
 	syn_mmap2(s, ST_ID, 100, 100, 0x7f0000000000ull, 0x200000, 0x1000, NULL, 0,
-		  "/usr/lib/libsynth.so", T0, ID_CLOCK0, 0);
+		  str("/usr/lib/libsynth.so", "/usr/lib/lib\nsynth\x1f.so"), T0, ID_CLOCK0, 0);
 	if (!err)
 		err = add(&b, s, &n);
 	if (err || (err = append(w, AMB_BLOCK_SYNTH, AMB_STREAM_NONE, n, T0, T0, &b)))
 		goto out;
 
+	if (hostile) {
+		struct amb_buildid_entry be = { bid, 20, AMB_DSO_USER,
+						"/usr/bin/\x1b[1Asy\x9bnth", 19 };
+
+		err = amb_buildid_put(&b, &be);
+		if (err || (err = append(w, AMB_BLOCK_BUILDID, AMB_STREAM_NONE, 1, 0, 0, &b)))
+			goto out;
+	}
 	err = ring(w, &b, s, 0);
 	if (!err)
 		err = ring(w, &b, s, 1);

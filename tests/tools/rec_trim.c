@@ -15,6 +15,7 @@
 
 #include <amber/format.h>
 #include "record/ksyms_trim.h"
+#include "record/output.h"
 
 /* The sample layout of @path's first event (amber-rec gives all its events
  * one sample_type). */
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
 {
 	static volatile sig_atomic_t never;
 	struct rec_ksyms_trim_stats st;
+	struct rec_output out;
 	struct amb_perf_layout l;
 	enum rec_ksyms_mode mode;
 	char err[1024];
@@ -71,8 +73,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rec_trim: %s: no event attributes: %s\n", argv[2], amb_strerror(e));
 		return 1;
 	}
-	e = rec_ksyms_trim(argv[2], &l, mode, AMB_DEFAULT_ZSTD_LEVEL, &never, &st, err,
+	e = rec_output_adopt(&out, argv[2]);
+	if (e) {
+		fprintf(stderr, "rec_trim: %s: %s\n", argv[2], strerror(-e));
+		return 1;
+	}
+	e = rec_ksyms_trim(&out, &l, mode, AMB_DEFAULT_ZSTD_LEVEL, &never, &st, err,
 			   sizeof(err));
+	rec_output_close(&out);
 	if (e) {
 		fprintf(stderr, "rec_trim: %s: %s\n", argv[2], err);
 		return 1;

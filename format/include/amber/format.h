@@ -174,6 +174,18 @@ AMB_API int amb_writer_open(const char *path, const struct amb_writer_opts *opts
 			    struct amb_writer **out);
 
 /*
+ * Like amb_writer_open(), but write into @fd, which the caller opened: an
+ * empty regular file open for writing (the caller chose how to create it
+ * and may keep a dup() of it, to find and read the recording later), or
+ * a device such as /dev/null.  The writer owns @fd from this call on,
+ * also when it fails, and closes it in amb_writer_close().  Blocks are
+ * written at offsets from 0 (pwrite), so @fd must allow that.  Errors as
+ * amb_writer_open(), and -EBADF for a negative @fd.
+ */
+AMB_API int amb_writer_open_fd(int fd, const struct amb_writer_opts *opts,
+			       struct amb_writer **out);
+
+/*
  * Append one block described by @d with the @len bytes at @data as its
  * raw payload; the payload is copied.  With threads = 0 the block is on
  * disk (modulo sync policy) when this returns; with threads = 1 it is
@@ -275,9 +287,11 @@ struct amb_reader;
 
 /*
  * Open @path: check the file header, then load the index through the
- * trailer, or (no trailer, or AMB_READ_SCAN) scan block headers forward.  A
- * torn or damaged tail is dropped with a problem recorded; blocks before it
- * stay readable.  @flags is a set of enum amb_reader_flags.  Returns 0
+ * trailer, or (no trailer, a damaged index, or AMB_READ_SCAN) scan block
+ * headers forward.  A torn or damaged tail is dropped with a problem
+ * recorded; blocks before it stay readable.  Copies of a block, another
+ * recording's blocks and small blocks over the budgets are left out, each
+ * with a problem (FORMAT.md §7).  @flags is a set of enum amb_reader_flags.  Returns 0
  * with the reader in *out (NULL on error).  Errors: -EINVAL for an unknown
  * flag or a path that is not a regular file or block device, -errno from
  * open/read, -ENOMEM, -AMB_E_MAGIC, -AMB_E_VERSION, -AMB_E_HDR_CHECKSUM,
@@ -449,10 +463,13 @@ AMB_API int amb_verify(const char *path, amb_problem_fn cb, void *ctx,
 /*
  * Write to @out (which must not exist) a new valid file holding every intact
  * block of @in, in order, renumbered, with a fresh index and trailer; the
- * damaged ones are reported through the warning callback.  Returns the
+ * damaged ones are reported through the warning callback.  A damaged file
+ * header is no error: the blocks are found by scanning and the new header
+ * takes what FORMAT.md §7 "Salvaging" says (with a warning).  Returns the
  * number of blocks saved, or a negative error: those of amb_reader_open()
- * and amb_writer_open() (-EEXIST when @out exists), -ENOMEM, or a write
- * error, after which @out holds the blocks saved so far.
+ * (for a file header, only when no block is found either, or for another
+ * major version) and amb_writer_open() (-EEXIST when @out exists),
+ * -ENOMEM, or a write error, after which @out holds the blocks saved so far.
  */
 AMB_API long amb_salvage(const char *in, const char *out);
 

@@ -138,8 +138,64 @@ static void test_symfs_hides_host(void **state)
 	t = resolve(f, &o, f->elf, &d);
 	assert_int_equal(d->status, ANA_DSO_FOUND);
 	assert_int_equal(d->origin, ANA_DSO_FROM_SYMFS);
-	snprintf(want, sizeof(want), "%s/%s", symfs, f->elf);
+	snprintf(want, sizeof(want), "%s%s", symfs, f->elf);
 	assert_string_equal(d->elf_path, want);
+	ana_dso_table_free(t);
+}
+
+/* --symfs DIR is a root: a recorded path with ".." and a symbolic link in
+ * DIR, absolute or relative, both stay inside it; ~/.debug is not
+ * searched. */
+static void test_symfs_confines(void **state)
+{
+	struct fixture *f = *state;
+	struct ana_dso_opts o = { .no_debuginfod = true };
+	struct ana_dso_table *t;
+	struct ana_dso *d;
+	char home[256], symfs[256], up[512], want[600];
+
+	o.home = scratch(f, "home5", home, sizeof(home));
+	o.symfs = scratch(f, "symfs5", symfs, sizeof(symfs));
+	/* <fixture>/symfs5/../host/lib/libx.so is the host's library. */
+	snprintf(up, sizeof(up), "/../host/lib/libx.so");
+	t = resolve(f, &o, up, &d);
+	assert_int_equal(d->status, ANA_DSO_MISSING);
+	ana_dso_table_free(t);
+	snprintf(up, sizeof(up), "/../../../../../../../../..%s", f->elf);
+	t = resolve(f, &o, up, &d);
+	assert_int_equal(d->status, ANA_DSO_MISSING);
+	ana_dso_table_free(t);
+
+	/* A link in DIR to the host's file, absolute: resolved inside DIR. */
+	assert_int_equal(run("mkdir -p %s/lib && ln -s %s %s/lib/abs.so && ln -s ../../host/lib/libx.so %s/lib/rel.so",
+			     symfs, f->elf, symfs, symfs), 0);
+	t = resolve(f, &o, "/lib/abs.so", &d);
+	assert_int_equal(d->status, ANA_DSO_MISSING);
+	ana_dso_table_free(t);
+	t = resolve(f, &o, "/lib/rel.so", &d);
+	assert_int_equal(d->status, ANA_DSO_MISSING);
+	ana_dso_table_free(t);
+	/* ... and the copy it names inside DIR is what it finds. */
+	assert_int_equal(run("mkdir -p %s%s && rmdir %s%s && cp %s %s%s", symfs, f->elf, symfs,
+			     f->elf, f->elf, symfs, f->elf), 0);
+	t = resolve(f, &o, "/lib/abs.so", &d);
+	assert_int_equal(d->status, ANA_DSO_FOUND);
+	snprintf(want, sizeof(want), "%s%s", symfs, f->elf);
+	assert_string_equal(d->elf_path, want);
+	ana_dso_table_free(t);
+
+	/* perf's ~/.debug holds it, but --symfs stands for another machine. */
+	assert_int_equal(run("mkdir -p %s/.debug/.build-id/%.2s && cp %s %s/.debug/.build-id/%.2s/%s",
+			     home, BUILD_ID, f->elf, home, BUILD_ID, BUILD_ID + 2), 0);
+	last_warning[0] = '\0';
+	t = resolve(f, &o, "/gone/libx.so", &d);
+	assert_int_equal(d->status, ANA_DSO_MISSING);
+	assert_null(strstr(last_warning, "~/.debug"));
+	ana_dso_table_free(t);
+	o.symfs = NULL;
+	t = resolve(f, &o, "/gone/libx.so", &d);
+	assert_int_equal(d->status, ANA_DSO_FOUND);
+	assert_int_equal(d->origin, ANA_DSO_FROM_DOT_DEBUG);
 	ana_dso_table_free(t);
 }
 
@@ -310,6 +366,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_without_symfs),
 		cmocka_unit_test(test_symfs_hides_host),
+		cmocka_unit_test(test_symfs_confines),
 		cmocka_unit_test(test_symfs_debug_dir),
 		cmocka_unit_test(test_dot_debug),
 		cmocka_unit_test(test_embedded_first),

@@ -413,6 +413,81 @@ static void test_planted_symlink(void **state)
 	amb_reader_close(r);
 }
 
+/* Entries of @dir at any depth, directories included. */
+static unsigned count_entries(const char *dir)
+{
+	char cmd[256], line[64];
+	unsigned n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "find %s -mindepth 1 | wc -l", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(line, sizeof(line), p))
+		n = (unsigned)atoi(line);
+	pclose(p);
+	return n;
+}
+
+/* What is cheap to check is checked before anything is written: not even
+ * the cache directory is made for a file that is no ELF, or that claims
+ * far more bytes than the recording holds for it. */
+static void test_precheck(void **state)
+{
+	struct fixture *fx = *state;
+	size_t half = 32u << 20;
+	uint8_t *zeros = calloc(1, half + 64), text[4096];
+	struct part parts[] = {
+		{ fx->id, AMB_FILE_ELF, "text", sizeof(text), 0, text, sizeof(text) },
+		{ fx->other, AMB_FILE_ELF, "bomb", 2 * (uint64_t)half, 0, NULL, 0 },
+		{ fx->other, AMB_FILE_ELF, "bomb", 2 * (uint64_t)half, 0, NULL, 0 },
+	};
+	struct amb_reader *r;
+	struct ana_embed *e;
+
+	assert_non_null(zeros);
+	memset(text, 'x', sizeof(text));
+	/* 64 MiB of zeros behind a valid ELF header, in two parts. */
+	memcpy(zeros, fx->image, 64);
+	amb_put_le64(zeros + 32, 0);   /* e_phoff */
+	amb_put_le64(zeros + 40, 0);   /* e_shoff */
+	parts[1].data = zeros;
+	parts[1].len = half;
+	parts[2].offset = half;
+	parts[2].data = zeros + 64;    /* zeros only */
+	parts[2].len = half;
+	write_recording(fx->amber, parts, AMB_ARRAY_SIZE(parts));
+	e = open_embed(fx, &r);
+	assert_null(ana_embed_lookup(e, fx->id, 20));
+	assert_non_null(strstr(last_warning, "does not start with an ELF header"));
+	assert_null(ana_embed_lookup(e, fx->other, 20));
+	assert_non_null(strstr(last_warning, "claims 67108864 bytes from"));
+	assert_int_equal(count_entries(fx->cache), 0);
+	ana_embed_free(e);
+	amb_reader_close(r);
+	free(zeros);
+}
+
+/* The removal a signal handler does: the whole cache, at once. */
+static void test_remove_all(void **state)
+{
+	struct fixture *fx = *state;
+	struct part parts[] = {
+		{ fx->id, AMB_FILE_ELF, "prog", fx->size, 0, fx->image, fx->size },
+	};
+	struct amb_reader *r;
+	struct ana_embed *e;
+
+	write_recording(fx->amber, parts, AMB_ARRAY_SIZE(parts));
+	e = open_embed(fx, &r);
+	assert_non_null(ana_embed_lookup(e, fx->id, 20));
+	assert_true(count_entries(fx->cache) >= 4);   /* dir, .build-id, xx, file */
+	ana_embed_remove_all();
+	assert_int_equal(count_entries(fx->cache), 0);
+	ana_embed_free(e);
+	amb_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +498,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overlap_and_holes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_part_past_end_and_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_precheck, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_all, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,12 +41,15 @@ static void test_escape(void **state)
 	(void)state;
 	assert_escaped("operator<<(a&b, \"c\", 'd')>", 0,
 		       "operator&lt;&lt;(a&amp;b, &quot;c&quot;, &apos;d&apos;)&gt;");
-	assert_escaped("tab\there\x01\x7f", 0, "tab?here??");
+	/* Control characters print as escapes (the rule of every output). */
+	assert_escaped("tab\there\x01\x7f", 0, "tab\\x09here\\x01\\x7f");
+	assert_escaped("\x1b[31mred\xc2\x9b", 0, "\\x1b[31mred\\xc2\\x9b");
 	/* Valid UTF-8 is kept; stray, overlong and surrogate bytes are not. */
 	assert_escaped("caf\xc3\xa9", 0, "caf\xc3\xa9");
-	assert_escaped("bad\xff\xc3", 0, "bad??");
-	assert_escaped("\xc0\xaf", 0, "??");
-	assert_escaped("\xed\xa0\x80", 0, "???");
+	assert_escaped("bad\xff\xc3", 0, "bad\\xff\\xc3");
+	assert_escaped("\xc0\xaf", 0, "\\xc0\\xaf");
+	assert_escaped("\xed\xa0\x80", 0, "\\xed\\xa0\\x80");
+	assert_escaped("\xef\xbf\xbf", 0, "\\xef\\xbf\\xbf");
 	/* Cuts count characters and end with "..". */
 	assert_escaped("abcdefgh", 8, "abcdefgh");
 	assert_escaped("abcdefgh", 5, "abc..");

@@ -109,6 +109,7 @@ static void test_json(void **state)
 	static const char *const strs[] = {
 		"", "plain", "quote \" and backslash \\", "nl\ncr\rtab\t",
 		"\x01\x1f\x7f control", "utf-8 \xc3\xa9\xe2\x82\xac", "end\\",
+		"c1 \xc2\x9b[31m \xc2\x85", "\xc2", "\xc2\xa0",
 	};
 	struct pair p;
 	size_t i;
@@ -121,6 +122,32 @@ static void test_json(void **state)
 	}
 	ana_out_json(&p.out, NULL);
 	amb_json_str(p.w, NULL);
+	pair_check(&p);
+}
+
+/* Recorded text prints as amb_fput_text() writes it; _right() counts a
+ * UTF-8 character as one column and an escape as four. */
+static void test_text(void **state)
+{
+	static const char *const strs[] = {
+		"", "plain", "\x1b]0;title\x07", "nl\ntab\t", "\xc2\x9b" "2J", "caf\xc3\xa9 \xff",
+	};
+	struct pair p;
+	size_t i;
+
+	(void)state;
+	pair_open(&p);
+	for (i = 0; i < AMB_ARRAY_SIZE(strs); i++) {
+		ana_out_text(&p.out, strs[i]);
+		amb_fput_text(p.w, strs[i]);
+	}
+	ana_out_textn(&p.out, "a\0b", 3);
+	fputs("a\\x00b", p.w);
+	ana_out_text(&p.out, NULL);
+	ana_out_text_right(&p.out, "caf\xc3\xa9", 6);
+	fputs("  caf\xc3\xa9", p.w);
+	ana_out_text_right(&p.out, "\x1b", 6);
+	fputs("  \\x1b", p.w);
 	pair_check(&p);
 }
 
@@ -160,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_large_and_order),
 	};
 

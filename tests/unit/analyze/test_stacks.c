@@ -106,7 +106,7 @@ static void test_folded(void **state)
 	assert_int_equal(ana_stk_tree_add(t, abc, 1, 1, 9), 0);
 	assert_int_equal(ana_stk_tree_sort(t), 0);
 	s = folded(t, 0);
-	assert_string_equal(s, "a;b 3\na;b;c 2\na;d 1\nx:y;new?line 7\n");
+	assert_string_equal(s, "a;b 3\na;b;c 2\na;d 1\nx:y;new\\x0aline 7\n");
 	free(s);
 	s = folded(t, 1);
 	assert_string_equal(s, "a 9\n");

@@ -225,7 +225,7 @@ static void test_buildid_cache_and_symfs(void **state)
 	t = ana_dso_table_new(&o);
 	d = ana_dso_table_get(t, "/prog", id, sizeof(id), true, 1);
 	assert_int_equal(ana_dso_resolve(t, d), ANA_DSO_FOUND);
-	snprintf(want, sizeof(want), "%s//prog", f->dir);
+	snprintf(want, sizeof(want), "%s/prog", f->dir);
 	assert_string_equal(d->elf_path, want);
 	/* Without any candidate: missing, and no symbols. */
 	d = ana_dso_table_get(t, "/nowhere/x.so", (const uint8_t *)"\1\2\3\4", 4, true, 1);

@@ -85,8 +85,54 @@ static void test_json(void **state)
 	amb_json_str(f, "a\"b\\c\n\x01");
 	amb_json_str(f, NULL);
 	amb_json_strn(f, "xy\0z", 4);
+	amb_json_str(f, "c1\xc2\x9b\xc3\xa9");
 	fclose(f);
-	assert_string_equal(out, "\"a\\\"b\\\\c\\n\\u0001\"\"\"\"xy\\u0000z\"");
+	assert_string_equal(out, "\"a\\\"b\\\\c\\n\\u0001\"\"\"\"xy\\u0000z\"\"c1\\u009b\xc3\xa9\"");
+	free(out);
+}
+
+/* Recorded text: controls, C1, DEL and broken UTF-8 escape; UTF-8 stays. */
+static void test_text(void **state)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+	char small[12], big[64], *out = NULL;
+	size_t esc, len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(amb_text_safe_prefix("abc", 3, &esc), 3);
+	assert_int_equal(esc, 0);
+	assert_int_equal(amb_text_safe_prefix("ab\x1b[31m", 7, &esc), 2);
+	assert_int_equal(esc, 1);
+	assert_int_equal(amb_text_safe_prefix("caf\xc3\xa9\xc2\x9b", 7, &esc), 5);
+	assert_int_equal(esc, 2);
+	assert_int_equal(amb_text_safe_prefix("\xe2\x82\xac\xf0\x9f\x98\x80", 7, &esc), 7);
+	assert_int_equal(amb_text_safe_prefix("\xc3", 1, &esc), 0);   /* cut short */
+	assert_int_equal(esc, 1);
+	assert_int_equal(amb_text_safe_prefix("\xe0\x80\x80", 3, &esc), 0);   /* overlong */
+	assert_int_equal(amb_text_safe_prefix("\xed\xa0\x80", 3, &esc), 0);   /* surrogate */
+	assert_int_equal(amb_text_safe_prefix("\xf4\x90\x80\x80", 4, &esc), 0);   /* > U+10FFFF */
+
+	assert_int_equal(amb_buf_put_text(&b, "a\tb\nc\x7f\xff\\x", 9), 0);
+	assert_int_equal(b.len, strlen("a\\x09b\\x0ac\\x7f\\xff\\x"));
+	assert_memory_equal(b.data, "a\\x09b\\x0ac\\x7f\\xff\\x", b.len);
+	assert_int_equal(b.data[b.len], '\0');
+	amb_buf_free(&b);
+
+	assert_string_equal(amb_text_escape(big, sizeof(big), "\x1b]0;t\x07ok"),
+			    "\\x1b]0;t\\x07ok");
+	assert_string_equal(amb_text_escape(big, sizeof(big), NULL), "");
+	/* Cut to fit, never inside an escape or a UTF-8 character. */
+	assert_string_equal(amb_text_escape(small, sizeof(small), "abcdefghijklmn"), "abcdefghijk");
+	assert_string_equal(amb_text_escape(small, sizeof(small), "abcdefgh\x01"), "abcdefgh");
+	assert_string_equal(amb_text_escape(small, sizeof(small), "abcdefghij\xc3\xa9"), "abcdefghij");
+
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	amb_fput_text(f, "t\x1b[2Jx\xc2\x85y");
+	amb_fput_text(f, NULL);
+	fclose(f);
+	assert_string_equal(out, "t\\x1b[2Jx\\xc2\\x85y");
 	free(out);
 }
 
@@ -167,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_warn),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_big_alloc),

@@ -140,18 +140,15 @@ static void test_resync(void **state)
 	b[off3 + 20] ^= 0x40;  /* inside seq: header checksum fails */
 	assert_int_equal(spew(path, b, len), 0);
 
-	/* The index still lists block 3; loading it names the damage. */
+	/* The index lists block 3, whose header no longer checks: the reader
+	 * does not trust the index then, and scans (FORMAT.md §7 step 2). */
 	assert_int_equal(amb_reader_open(path, 0, &r), 0);
-	assert_true(amb_reader_indexed(r));
-	assert_int_equal(amb_reader_block_count(r), NBLOCKS + 2);
-	{
-		const void *data;
-		size_t n;
-
-		assert_int_equal(amb_reader_load(r, 3, p, &data, &n), -AMB_E_HDR_CHECKSUM);
-		assert_non_null(strstr(amb_payload_errmsg(p), "block 3 at offset"));
-	}
-	check_payload(r, p, 4);
+	assert_false(amb_reader_indexed(r));
+	assert_int_equal(amb_reader_problem(r, 0)->err, -AMB_E_INDEX);
+	assert_non_null(strstr(amb_reader_problem(r, 0)->msg, "index entry 3: no such block at offset"));
+	assert_int_equal(amb_reader_block_count(r), NBLOCKS + 1);
+	check_payload(r, p, 2);
+	assert_int_equal(amb_reader_block(r, 3)->seq, 4);
 	amb_reader_close(r);
 
 	/* Scanning skips it and finds everything after it. */
@@ -399,6 +396,28 @@ static void test_long_block_header(void **state)
 	tmpdir_free(dir);
 }
 
+/* Not a file: a FIFO (opened without waiting for a writer), a directory,
+ * a character device; each refused with -EINVAL and named (FORMAT.md §7). */
+static void test_not_a_file(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *fifo = tpath(dir, "fifo");
+	struct amb_reader *r = (struct amb_reader *)1;
+	char why[240];
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(amb_reader_open_msg(fifo, 0, &r, why, sizeof(why)), -EINVAL);
+	assert_null(r);
+	assert_non_null(strstr(why, "is a FIFO"));
+	assert_int_equal(amb_reader_open_msg(dir, 0, &r, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "is a directory"));
+	amb_errmsg_clear();
+	assert_int_equal(amb_reader_open("/dev/null", 0, &r), -EINVAL);
+	assert_non_null(strstr(amb_errmsg(), "/dev/null: is a character device"));
+	tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_long_block_header),
+		cmocka_unit_test(test_not_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -677,6 +677,43 @@ static void test_append_file(void **state)
 	tmpdir_free(dir);
 }
 
+/* amb_writer_open_fd(): the caller's file, kept open by a dup(); the fd
+ * is the writer's even when the open fails. */
+static void test_open_fd(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "fd.amber");
+	AMB_OPTS(amb_writer_opts, bad, .zstd_level = 99);
+	struct amb_block_desc d = { AMB_BLOCK_META, AMB_STREAM_NONE, 1, 0, 0 };
+	struct amb_writer *w;
+	struct amb_reader *r;
+	char proc[64];
+	int fd, keep;
+
+	(void)state;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	keep = dup(fd);
+	assert_int_equal(amb_writer_open_fd(fd, NULL, &w), 0);
+	assert_int_equal(amb_writer_append(w, &d, "\1\0\0\0k\0\0\0\0", 9), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+	/* Read back through the kept descriptor, wherever the file is now. */
+	assert_int_equal(rename(path, tpath(dir, "moved.amber")), 0);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", keep);
+	assert_int_equal(amb_reader_open(proc, 0, &r), 0);
+	assert_int_equal(amb_reader_block_count(r), 1 + 2);
+	amb_reader_close(r);
+	close(keep);
+
+	assert_int_equal(amb_writer_open_fd(-1, NULL, &w), -EBADF);
+	fd = open("/dev/null", O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(amb_writer_open_fd(fd, &bad, &w), -EINVAL);
+	assert_null(w);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);   /* closed */
+	tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_append_stored_copy),
 		cmocka_unit_test(test_append_stored_rules),
 		cmocka_unit_test(test_append_file),
+		cmocka_unit_test(test_open_fd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

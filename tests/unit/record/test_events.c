@@ -499,6 +499,33 @@ static void test_tracepoint_fake(void **state)
 	parse_fails("sched:sched_swich", -ENOENT, "did you mean: sched:sched_switch");
 	parse_fails("shed:sched_switch", -ENOENT, "did you mean: sched:sched_switch");
 	parse_fails("sched:nomatch*", -ENOENT, "no tracepoint matches 'sched:nomatch*'");
+	/* Issue 19, item 15 (make fuzz's input): a glob whose only match has
+	 * no id is an error naming the glob, not a success adding nothing. */
+	parse_fails("*e:*", -ENOENT, "no tracepoint that can be recorded matches '*e:*': "
+		    "1 matches no perf event (no id file, e.g. ftrace:function)");
+	/* The events of a glob carry it, to be left out when they do not open. */
+	parse_ok(&l, "sched:sched_wak*", 3);
+	assert_string_equal(l.v[0].glob, "sched:sched_wak*");
+	assert_string_equal(l.v[2].glob, "sched:sched_wak*");
+	rec_events_free(&l);
+	parse_ok(&l, "sched:sched_switch", 1);
+	assert_null(l.v[0].glob);
+	rec_events_free(&l);
+	/* Taking one out renumbers the leaders after it; a leader of others stays. */
+	parse_ok(&l, "cycles,{sched:sched_wak*},cpu-clock", 5);
+	assert_int_equal(l.v[1].leader, 1);
+	assert_int_equal(l.v[3].leader, 1);
+	assert_int_equal(rec_events_remove(&l, 1), -EINVAL);
+	assert_int_equal(rec_events_remove(&l, 2), 0);
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.v[2].name, "sched:sched_waking");
+	assert_int_equal(l.v[2].leader, 1);
+	assert_int_equal(rec_events_remove(&l, 0), 0);
+	assert_int_equal(l.v[0].leader, 0);
+	assert_int_equal(l.v[1].leader, 0);
+	assert_int_equal(l.v[2].leader, -1);
+	assert_int_equal(rec_events_remove(&l, 9), -EINVAL);
+	rec_events_free(&l);
 	parse_fails("sched:sched_bad_id", -EINVAL, "malformed id file");
 	parse_fails("sched:sched_switch:q", -EINVAL, "invalid modifier 'q'");
 	parse_fails("sched:sched_switch:", -EINVAL, "empty modifier");

@@ -24,6 +24,7 @@
 
 #include <amber/format.h>
 #include "record/ksyms_trim.h"
+#include "record/output.h"
 #include "common/util.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
@@ -285,6 +286,21 @@ static char *slurp(const char *path, size_t *len)
 	return p;
 }
 
+/* rec_ksyms_trim() of the recording at @path, held as amber-rec holds it. */
+static int trim_path(const char *path, const struct amb_perf_layout *l, enum rec_ksyms_mode mode,
+		     int level, const volatile sig_atomic_t *stop, struct rec_ksyms_trim_stats *st,
+		     char *err, size_t errlen)
+{
+	struct rec_output o;
+	int ret = rec_output_adopt(&o, path);
+
+	if (ret)
+		return ret;
+	ret = rec_ksyms_trim(&o, l, mode, level, stop, st, err, errlen);
+	rec_output_close(&o);
+	return ret;
+}
+
 /* Files in @dir besides the recording: a left-over copy would show here. */
 static int other_files(const char *dir)
 {
@@ -316,7 +332,7 @@ static void test_trim_used(void **state)
 
 	write_recording(f->path, 0);
 	before = slurp(f->path, &before_len);
-	assert_int_equal(rec_ksyms_trim(f->path, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
+	assert_int_equal(trim_path(f->path, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
 					sizeof(err)), 0);
 	assert_true(st.trimmed);
 	assert_int_equal(st.kept, 5);
@@ -376,7 +392,7 @@ static void test_trim_used(void **state)
 	free(before);
 
 	/* Trimming again keeps the same symbols: they still cover every sample. */
-	assert_int_equal(rec_ksyms_trim(f->path, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
+	assert_int_equal(trim_path(f->path, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
 					sizeof(err)), 0);
 	assert_true(st.trimmed);
 	assert_int_equal(st.kept, 5);
@@ -393,7 +409,7 @@ static void expect_untouched(struct fixture *f, enum rec_ksyms_mode mode, sig_at
 
 	before = slurp(f->path, &before_len);
 	stop = stop_now;
-	assert_int_equal(rec_ksyms_trim(f->path, &f->l, mode, 3, &stop, &st, err, sizeof(err)),
+	assert_int_equal(trim_path(f->path, &f->l, mode, 3, &stop, &st, err, sizeof(err)),
 			 want_err);
 	assert_false(st.trimmed);
 	if (want_err)
@@ -424,7 +440,7 @@ static void test_trim_auto(void **state)
 		struct rec_ksyms_trim_stats st;
 		char err[256];
 
-		assert_int_equal(rec_ksyms_trim(f->path, &f->l, REC_KSYMS_AUTO, 3, &stop, &st,
+		assert_int_equal(trim_path(f->path, &f->l, REC_KSYMS_AUTO, 3, &stop, &st,
 						err, sizeof(err)), 0);
 		assert_true(st.trimmed);
 	}
@@ -467,14 +483,14 @@ static void test_trim_auto_tracepoint(void **state)
 	write_recording_tp(f->path, 0, fmt_ps);
 	expect_untouched(f, REC_KSYMS_AUTO, 0, 0);
 	/* ... used trims all the same. */
-	assert_int_equal(rec_ksyms_trim(f->path, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
+	assert_int_equal(trim_path(f->path, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
 					sizeof(err)), 0);
 	assert_true(st.trimmed);
 	unlink(f->path);
 
 	/* One that does not: auto trims. */
 	write_recording_tp(f->path, 0, fmt_plain);
-	assert_int_equal(rec_ksyms_trim(f->path, &f->l, REC_KSYMS_AUTO, 3, &stop, &st, err,
+	assert_int_equal(trim_path(f->path, &f->l, REC_KSYMS_AUTO, 3, &stop, &st, err,
 					sizeof(err)), 0);
 	assert_true(st.trimmed);
 }
@@ -488,7 +504,7 @@ static void test_trim_stop_and_odd_paths(void **state)
 	/* A signal during the trim: the recording stays as written. */
 	expect_untouched(f, REC_KSYMS_USED, 1, -EINTR);
 
-	/* Not a regular file: nothing to do, nothing said. */
+	/* Not a regular file: never held, so never trimmed. */
 	snprintf(link, sizeof(link), "%s/link.amber", f->dir);
 	assert_int_equal(symlink("rec.amber", link), 0);
 	{
@@ -496,14 +512,52 @@ static void test_trim_stop_and_odd_paths(void **state)
 		struct rec_ksyms_trim_stats st;
 		char err[256];
 
-		assert_int_equal(rec_ksyms_trim(link, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
-						sizeof(err)), 0);
-		assert_false(st.trimmed);
-		assert_int_equal(rec_ksyms_trim(f->dir, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
-						sizeof(err)), 0);
-		assert_false(st.trimmed);
+		assert_int_equal(trim_path(link, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
+					   sizeof(err)), -ELOOP);
+		assert_int_equal(trim_path(f->dir, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
+					   sizeof(err)), -EISDIR);
 	}
 	unlink(link);
+}
+
+/*
+ * Issue 19, item 3: a second amber-rec moved this recording aside (to
+ * FILE.old) and made its own FILE: the trim rewrites this recording where
+ * it is now, and never touches the other one's file.
+ */
+static void test_trim_follows_the_file(void **state)
+{
+	static volatile sig_atomic_t stop;
+	struct fixture *f = *state;
+	struct rec_ksyms_trim_stats st;
+	struct amb_reader *r;
+	struct rec_output o;
+	char old[200], where[300], err[256], *other, *after;
+	size_t other_len, after_len;
+
+	write_recording(f->path, 0);
+	assert_int_equal(rec_output_adopt(&o, f->path), 0);
+	snprintf(old, sizeof(old), "%s.old", f->path);
+	assert_int_equal(rename(f->path, old), 0);
+	write_recording(f->path, 0);   /* the other recorder's file */
+	other = slurp(f->path, &other_len);
+
+	assert_int_equal(rec_ksyms_trim(&o, &f->l, REC_KSYMS_USED, 3, &stop, &st, err,
+					sizeof(err)), 0);
+	assert_true(st.trimmed);
+	after = slurp(f->path, &after_len);
+	assert_int_equal(after_len, other_len);
+	assert_memory_equal(after, other, other_len);
+	/* The trimmed copy is at FILE.old, and held: the summary names it. */
+	assert_string_equal(rec_output_where(&o, where, sizeof(where)), old);
+	assert_int_equal(amb_reader_open(old, AMB_READ_VERIFY, &r), 0);
+	assert_int_equal(amb_reader_problem_count(r), 0);
+	amb_reader_close(r);
+	assert_int_equal(rec_output_size(&o), st.bytes_after);
+	rec_output_close(&o);
+	unlink(old);
+	free(other);
+	free(after);
 }
 
 /* Fill the file system of @dir up to the last @left bytes. */
@@ -549,6 +603,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_trim_auto_tracepoint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_stop_and_odd_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_disk_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trim_follows_the_file, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
