@@ -70,9 +70,11 @@ enum amb_block_type {
 /* Name of a block type ("ring", "meta", ...), or "unknown". */
 AMB_API const char *amb_block_type_name(unsigned type);
 
+/* Payload codecs, FORMAT.md §4. */
 enum amb_codec {
-	AMB_CODEC_NONE = 0,
-	AMB_CODEC_ZSTD = 1,
+	AMB_CODEC_NONE   = 0,  /* the raw bytes */
+	AMB_CODEC_ZSTD   = 1,  /* one zstd frame */
+	AMB_CODEC_SAMPLE = 2,  /* RING blocks: perf samples in columns (§4.1) */
 };
 
 /* Producer byte order, file header offset 16 (FORMAT.md §2). */
@@ -147,6 +149,17 @@ struct amb_writer_opts {
 	uint16_t producer_machine;  /* ELF e_machine; 0 = [host's] */
 	const uint8_t *uuid;        /* 16 bytes, copied; NULL = [a random one] */
 	uint64_t created_ns;        /* file header created_ns; 0 = [now] */
+	/*
+	 * Codec of RING blocks: 0 or AMB_CODEC_ZSTD = [zstd, as every block];
+	 * AMB_CODEC_SAMPLE = the sample codec (FORMAT.md §4.1), its columns
+	 * compressed at zstd_level.  It finds the samples' fields with the
+	 * layout of the first EVENT_ATTR entry appended before the block (its
+	 * sample_type, read_format and register masks); a RING block appended
+	 * before any, or in which no sample fits that layout, gets zstd.
+	 * Each encoded block is decoded again and compared before it is
+	 * written; one that does not come back identical gets zstd too.
+	 */
+	unsigned ring_codec;
 };
 
 /* What one block says about its payload (FORMAT.md §3). */
