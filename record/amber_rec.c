@@ -583,6 +583,7 @@ int main(int argc, char **argv)
 	wo.sync = s->opts.sync ? AMB_SYNC_BLOCK : AMB_SYNC_NONE;
 	wo.threads = 1;
 	wo.max_queued = WRITER_QUEUE;
+	wo.ring_codec = AMB_CODEC_SAMPLE;
 	err = amb_writer_open(s->opts.output, &wo, &s->w);
 	if (err) {
 		snprintf(s->err, sizeof(s->err), "cannot create %s: %s", s->opts.output,
