@@ -83,7 +83,6 @@
 #define SAMPLE_VERSION  1u
 #define READ_PREV_MAX   32u     /* read values predicted by position */
 #define RECENT_MAX      256u    /* chains referred to by recency */
-#define NO_SP           0xffu
 
 /* The columns of FORMAT.md §4.1, in the order the directory lists them. */
 enum sample_col {
@@ -112,14 +111,12 @@ struct chain_node {
 	uint32_t misc;          /* misc + 1 of the chain's last sample, 0 none */
 };
 
-/* What a thread's previous sample in the block left for its next one:
- * offsets into the raw records (the encoder's input, the decoder's output). */
+/* A thread's previous sample with user registers in the block: the
+ * offset of its first REGS_USER value in the raw records (the encoder's
+ * input, the decoder's output). */
 struct thread_ref {
-	size_t regs;            /* first REGS_USER value, when has_regs */
-	size_t stack;           /* first STACK_USER data byte, when has_stack */
-	uint64_t stack_len;     /* dyn_size of that copy */
-	uint64_t stack_sp;      /* the stack pointer it was copied from */
-	bool has_regs, has_stack;
+	size_t regs;
+	bool has_regs;
 };
 
 struct amb_sample_codec {
@@ -319,39 +316,14 @@ static uint64_t read_words(uint64_t fmt, uint64_t nr)
 	return times + nr * per;
 }
 
-/* Bit number of the stack pointer in a producer's register mask (the
- * kernel's perf_regs.h of each architecture), or -1. */
-static int sp_register(uint16_t machine)
-{
-	switch (machine) {
-	case 62:  /* x86_64: PERF_REG_X86_SP */
-	case 3:   /* i386 */
-		return 7;
-	case 183: /* aarch64: PERF_REG_ARM64_SP */
-		return 31;
-	case 40:  /* arm: PERF_REG_ARM_SP */
-		return 13;
-	case 243: /* riscv: PERF_REG_RISCV_SP */
-		return 2;
-	case 21:  /* powerpc64: PERF_REG_POWERPC_R1 */
-		return 1;
-	case 22:  /* s390x: PERF_REG_S390_R15 */
-		return 15;
-	default:
-		return -1;
-	}
-}
-
 int amb_sample_layout_from_attr(struct amb_sample_layout *l, const uint8_t *attr, uint32_t size,
-				uint8_t endian, uint16_t machine)
+				uint8_t endian)
 {
 	bool swap = (endian == AMB_ENDIAN_BIG) == amb_host_is_le();
 	uint64_t v;
-	int sp;
 
 	memset(l, 0, sizeof(*l));
 	l->byte_order = endian;
-	l->sp_index = NO_SP;
 	/* struct perf_event_attr: sample_type at 24, read_format at 32,
 	 * branch_sample_type at 72, sample_regs_user at 80, sample_regs_intr
 	 * at 96; an older, shorter attr has zeros there. */
@@ -382,9 +354,6 @@ int amb_sample_layout_from_attr(struct amb_sample_layout *l, const uint8_t *attr
 		l->regs_intr = 0;
 	if (!(l->sample_type & PS_BRANCH_STACK))
 		l->flags = 0;
-	sp = sp_register(machine);
-	if (sp >= 0 && (l->regs_user & (1ull << sp)))
-		l->sp_index = (uint8_t)__builtin_popcountll(l->regs_user & ((1ull << sp) - 1));
 	return 0;
 }
 
@@ -556,45 +525,6 @@ static int chain_add(struct amb_sample_codec *c, uint32_t node)
 		return -ENOMEM;
 	c->chain_node[c->nr_chains++] = node;
 	return 0;
-}
-
-/* Stack pointer of a sample whose REGS_USER values start at @regs, or 0. */
-static uint64_t sample_sp(const struct amb_sample_codec *c, const uint8_t *regs)
-{
-	if (!regs || c->l.sp_index >= c->nr_regs_user)
-		return 0;
-	return ld64(c, regs + 8u * c->l.sp_index);
-}
-
-/*
- * The bytes [*lo, *hi) of a stack copy of @len bytes taken at @sp that the
- * thread's previous copy (@t) also holds, at the same addresses; *src is
- * where the first of them is in the previous copy.  False when they share
- * nothing.
- */
-static bool stack_overlap(const struct thread_ref *t, uint64_t sp, uint64_t len, size_t *lo,
-			  size_t *hi, size_t *src)
-{
-	int64_t d;
-
-	if (!t || !t->has_stack)
-		return false;
-	/* Copies are under 64 KiB (a record's size is a u16): farther apart,
-	 * they cannot overlap, and nearer, nothing below overflows. */
-	d = (int64_t)(t->stack_sp - sp);
-	if (d >= (int64_t)len || d <= -(int64_t)t->stack_len)
-		return false;
-	*lo = d > 0 ? (size_t)d : 0;
-	*hi = (size_t)AMB_MIN((int64_t)len, d + (int64_t)t->stack_len);
-	*src = (size_t)((int64_t)*lo - d);
-	return *lo < *hi;
-}
-
-/* XOR @n bytes at @src into @dst. */
-static void xor_bytes(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		dst[k] ^= src[k];
 }
 
 static bool all_zero(const uint8_t *p, size_t n)
@@ -881,9 +811,8 @@ static int sample_encode(struct amb_sample_codec *c, const uint8_t *raw, size_t 
 {
 	const uint64_t st = c->l.sample_type;
 	const uint8_t *r = raw + at;
-	struct thread_ref *t = NULL;
+	struct thread_ref *t;
 	size_t off = RECORD_HDR;
-	const uint8_t *regs = NULL;
 	long node = 0;
 	uint64_t v, n, pred;
 
@@ -992,16 +921,14 @@ static int sample_encode(struct amb_sample_codec *c, const uint8_t *raw, size_t 
 			from = f;
 		}
 	}
-	if ((st & (PS_REGS_USER | PS_STACK_USER)) &&
-	    !(t = thread_get(c, (st & PS_TID) ? (uint32_t)c->prev[P_TID] : 0)))
-		return -ENOMEM;
 	if (st & PS_REGS_USER) {
 		v = ld64(c, r + off);
 		put_num(c, COL_REGS, v);
 		off += 8;
 		if (v) {
-			regs = r + off;
-			put_regs(c, COL_REGS, regs, t->has_regs ? raw + t->regs : NULL,
+			if (!(t = thread_get(c, (st & PS_TID) ? (uint32_t)c->prev[P_TID] : 0)))
+				return -ENOMEM;
+			put_regs(c, COL_REGS, r + off, t->has_regs ? raw + t->regs : NULL,
 				 c->nr_regs_user);
 			t->regs = at + off;
 			t->has_regs = true;
@@ -1009,29 +936,19 @@ static int sample_encode(struct amb_sample_codec *c, const uint8_t *raw, size_t 
 		}
 	}
 	if (st & PS_STACK_USER) {
-		struct amb_buf *data = &c->s[2 * COL_STACK_DATA];
-
 		n = ld64(c, r + off);
 		put_num(c, COL_STACK_META, n);
 		off += 8;
 		if (n) {
-			const uint8_t *s = r + off;
-			uint64_t dyn = ld64(c, s + n), sp = sample_sp(c, regs);
-			bool zero_tail = all_zero(s + dyn, (size_t)(n - dyn));
-			size_t lo, hi, src;
+			const uint8_t *data = r + off;
+			uint64_t dyn = ld64(c, data + n);
+			bool zero_tail = all_zero(data + dyn, (size_t)(n - dyn));
 
+			/* zstd finds what a copy shares with the thread's earlier
+			 * ones better than any transform tried (FORMAT.md §4.1). */
 			put_num(c, COL_STACK_META, dyn);
 			put_num(c, COL_STACK_META, zero_tail ? 0 : 1);
-			put_bytes(data, s, (size_t)dyn);
-			if (stack_overlap(t, sp, dyn, &lo, &hi, &src))
-				xor_bytes(data->data + data->len - dyn + lo, raw + t->stack + src,
-					  hi - lo);
-			if (!zero_tail)
-				put_bytes(data, s + dyn, (size_t)(n - dyn));
-			t->stack = at + off;
-			t->stack_len = dyn;
-			t->stack_sp = sp;
-			t->has_stack = true;
+			put_col_bytes(c, COL_STACK_DATA, data, (size_t)(zero_tail ? dyn : n));
 			off += (size_t)n + 8;
 		}
 	}
@@ -1179,7 +1096,6 @@ int amb_sample_encode(struct amb_sample_codec *c, const struct amb_sample_layout
 	hdr[2] = SAMPLE_VERSION;
 	hdr[3] = l->byte_order;
 	hdr[4] = l->flags;
-	hdr[5] = l->sp_index;
 	amb_put_le64(hdr + 8, l->sample_type);
 	amb_put_le64(hdr + 16, l->read_format);
 	amb_put_le64(hdr + 24, l->regs_user);
@@ -1363,8 +1279,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 	struct amb_sample_codec *c = d->c;
 	const uint64_t st = c->l.sample_type;
 	struct wr w = { d->out + d->pos, d->out + d->pos + AMB_MIN(d->end - d->pos, RECORD_MAX) };
-	struct thread_ref *t = NULL;
-	const uint8_t *regs = NULL;
+	struct thread_ref *t;
 	uint32_t node = 0;
 	uint64_t v, n, pred;
 	uint16_t misc;
@@ -1506,16 +1421,16 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 			w.p += 24;
 		}
 	}
-	if ((st & (PS_REGS_USER | PS_STACK_USER)) &&
-	    !(t = thread_get(c, (st & PS_TID) ? (uint32_t)c->prev[P_TID] : 0)))
-		return -ENOMEM;
 	if (st & PS_REGS_USER) {
 		GET(d, COL_REGS, &v);
 		ROOM(d, &w, 8);
 		st64(c, w.p, v);
 		w.p += 8;
 		if (v) {
-			regs = w.p;
+			uint8_t *regs = w.p;
+
+			if (!(t = thread_get(c, (st & PS_TID) ? (uint32_t)c->prev[P_TID] : 0)))
+				return -ENOMEM;
 			err = get_regs(d, rec, &w, &d->col[COL_REGS],
 				       t->has_regs ? d->out + t->regs : NULL, c->nr_regs_user);
 			if (err)
@@ -1530,9 +1445,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		st64(c, w.p, n);
 		w.p += 8;
 		if (n) {
-			uint64_t dyn, tail, sp = sample_sp(c, regs);
-			uint8_t *s = w.p;
-			size_t lo, hi, src;
+			uint64_t dyn, tail;
 
 			GET(d, COL_STACK_META, &dyn);
 			GET(d, COL_STACK_META, &tail);
@@ -1541,23 +1454,14 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 						rec, (unsigned long long)dyn, (unsigned long long)n,
 						(unsigned long long)tail);
 			ROOM(d, &w, n + 8);
-			if ((err = bytes_copy(d, rec, &w, COL_STACK_DATA, dyn)))
+			if ((err = bytes_copy(d, rec, &w, COL_STACK_DATA, tail ? n : dyn)))
 				return err;
-			if (stack_overlap(t, sp, dyn, &lo, &hi, &src))
-				xor_bytes(s + lo, d->out + t->stack + src, hi - lo);
-			if (tail) {
-				if ((err = bytes_copy(d, rec, &w, COL_STACK_DATA, n - dyn)))
-					return err;
-			} else {
+			if (!tail) {
 				memset(w.p, 0, (size_t)(n - dyn));
 				w.p += n - dyn;
 			}
 			st64(c, w.p, dyn);
 			w.p += 8;
-			t->stack = (size_t)(s - d->out);
-			t->stack_len = dyn;
-			t->stack_sp = sp;
-			t->has_stack = true;
 		}
 	}
 	if ((st & (PS_WEIGHT | PS_WEIGHT_STRUCT)) &&
@@ -1627,7 +1531,6 @@ static int columns_load(struct dec *d, const uint8_t *in, size_t in_len, size_t 
 	memset(&l, 0, sizeof(l));
 	l.byte_order = in[3];
 	l.flags = in[4];
-	l.sp_index = in[5];
 	l.sample_type = amb_get_le64(in + 8);
 	l.read_format = amb_get_le64(in + 16);
 	l.regs_user = amb_get_le64(in + 24);
@@ -1640,7 +1543,7 @@ static int columns_load(struct dec *d, const uint8_t *in, size_t in_len, size_t 
 		return dec_fail(d, "sample payload header: byte order %u, flags 0x%x, sample_type 0x%llx, read_format 0x%llx or %u streams not known",
 				l.byte_order, l.flags, (unsigned long long)l.sample_type,
 				(unsigned long long)l.read_format, amb_get_le32(in + 52));
-	if (amb_get_le16(in + 6) || amb_get_le64(in + 56))
+	if (in[5] || amb_get_le16(in + 6) || amb_get_le64(in + 56))
 		return dec_fail(d, "sample payload header: reserved field not zero");
 	err = codec_reset(c, &l);
 	if (err)

@@ -158,18 +158,16 @@ struct amb_sample_layout {
 	uint64_t regs_intr;          /* sample_regs_intr, with PERF_SAMPLE_REGS_INTR */
 	uint8_t byte_order;          /* enum amb_endian of the records */
 	uint8_t flags;               /* AMB_SAMPLE_BRANCH_HW_INDEX */
-	uint8_t sp_index;            /* stack pointer among the REGS_USER values, 0xff none */
 };
 
 /*
  * Fill @l from the perf_event_attr of @size bytes at @attr, in byte order
- * @endian (enum amb_endian), of a producer whose ELF machine is @machine
- * (it says which register is the stack pointer).  Returns 0, -EINVAL for
- * a bad @endian, or -ENOTSUP when sample_type or read_format has bits the
- * codec does not know (then it cannot be used).
+ * @endian (enum amb_endian).  Returns 0, -EINVAL for a bad @endian, or
+ * -ENOTSUP when sample_type or read_format has bits the codec does not
+ * know (then it cannot be used).
  */
 int amb_sample_layout_from_attr(struct amb_sample_layout *l, const uint8_t *attr, uint32_t size,
-				uint8_t endian, uint16_t machine);
+				uint8_t endian);
 
 /* Encoder and decoder state, reused from block to block by one thread. */
 struct amb_sample_codec;

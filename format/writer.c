@@ -217,8 +217,8 @@ static void writer_learn_layout(struct amb_writer *w, const void *data, size_t l
 
 	amb_cursor_init(&c, data, len);
 	if (amb_event_next(&c, &e) == 1 &&
-	    amb_sample_layout_from_attr(&w->layout, e.attr, e.attr_size, w->opts.producer_endian,
-					w->opts.producer_machine) == 0)
+	    amb_sample_layout_from_attr(&w->layout, e.attr, e.attr_size,
+					w->opts.producer_endian) == 0)
 		w->have_layout = true;
 }
 

@@ -56,8 +56,7 @@ static int layout_of(struct amb_reader *r, struct amb_payload *p, struct amb_sam
 			continue;
 		amb_cursor_init(&c, data, len);
 		if (amb_event_next(&c, &e) == 1)
-			return amb_sample_layout_from_attr(l, e.attr, e.attr_size, fh->producer_endian,
-							   fh->producer_machine);
+			return amb_sample_layout_from_attr(l, e.attr, e.attr_size, fh->producer_endian);
 	}
 	return -ENOENT;
 }
