@@ -111,6 +111,13 @@ struct chain_node {
 	uint32_t misc;          /* misc + 1 of the chain's last sample, 0 none */
 };
 
+/* A distinct chain of the block: its tree node, and for the decoder where
+ * its entries were first written out (SIZE_MAX: not yet). */
+struct chain_ref {
+	uint32_t node;
+	size_t out;
+};
+
 /* A thread's previous sample with user registers in the block: the
  * offset of its first REGS_USER value in the raw records (the encoder's
  * input, the decoder's output). */
@@ -131,7 +138,7 @@ struct amb_sample_codec {
 	size_t nr_nodes, cap_nodes;
 	struct amb_hashmap children;    /* (parent, addr) -> node */
 	struct amb_hashmap chains;      /* encoder: hash of a whole chain -> index + 1 */
-	uint32_t *chain_node;           /* the block's distinct chains, by index */
+	struct chain_ref *chains_by_index;  /* the block's distinct chains */
 	size_t nr_chains, cap_chains;
 	uint32_t recent[RECENT_MAX];    /* chain indexes, the latest used first */
 	unsigned nr_recent;
@@ -369,7 +376,7 @@ void amb_sample_codec_free(struct amb_sample_codec *c)
 	if (!c)
 		return;
 	free(c->nodes);
-	free(c->chain_node);
+	free(c->chains_by_index);
 	amb_hashmap_free(&c->children);
 	amb_hashmap_free(&c->chains);
 	free(c->threads);
@@ -520,10 +527,10 @@ static void recent_touch(struct amb_sample_codec *c, uint32_t ci, int rank)
 
 static int chain_add(struct amb_sample_codec *c, uint32_t node)
 {
-	if (amb_ensure_cap((void **)&c->chain_node, &c->cap_chains, sizeof(*c->chain_node),
-			   c->nr_chains + 1))
+	if (amb_ensure_cap((void **)&c->chains_by_index, &c->cap_chains,
+			   sizeof(*c->chains_by_index), c->nr_chains + 1))
 		return -ENOMEM;
-	c->chain_node[c->nr_chains++] = node;
+	c->chains_by_index[c->nr_chains++] = (struct chain_ref){ node, SIZE_MAX };
 	return 0;
 }
 
@@ -706,7 +713,7 @@ static bool chain_eq(uint64_t stored, const void *key)
 {
 	const struct chain_key *k = key;
 	const struct chain_node *nodes = k->c->nodes;
-	uint32_t n = k->c->chain_node[stored];
+	uint32_t n = k->c->chains_by_index[stored].node;
 
 	if (nodes[n].depth != k->nr)
 		return false;
@@ -741,7 +748,7 @@ static long chain_encode(struct amb_sample_codec *c, const uint8_t *e, uint64_t 
 		}
 		put_num(c, COL_CHAIN_REF, rank >= 0 ? (uint64_t)rank + 1 : RECENT_MAX + 1 + ci);
 		recent_touch(c, ci, rank);
-		return c->chain_node[ci];
+		return c->chains_by_index[ci].node;
 	}
 	while (j < nr) {
 		struct child_key k = { c, cur, chain_key_at(c, e, nr, j) };
@@ -1207,8 +1214,8 @@ static int bytes_copy(struct dec *d, size_t rec, struct wr *w, enum sample_col c
 	return 0;
 }
 
-/* The chain of a sample (chain_encode()): its node in *@node. */
-static int chain_decode(struct dec *d, size_t rec, uint32_t *node)
+/* The chain of a sample (chain_encode()): its index in *@ci. */
+static int chain_decode(struct dec *d, size_t rec, uint32_t *ci_out)
 {
 	struct amb_sample_codec *c = d->c;
 	uint64_t ref, base, k, v;
@@ -1237,7 +1244,7 @@ static int chain_decode(struct dec *d, size_t rec, uint32_t *node)
 							rec, (unsigned long long)ci, i);
 		}
 		recent_touch(c, (uint32_t)ci, rank);
-		*node = c->chain_node[ci];
+		*ci_out = (uint32_t)ci;
 		return 0;
 	}
 	GET(d, COL_CHAIN_NODES, &base);
@@ -1270,7 +1277,7 @@ static int chain_decode(struct dec *d, size_t rec, uint32_t *node)
 	if (c->nr_chains >= UINT32_MAX || chain_add(c, cur))
 		return -ENOMEM;
 	recent_touch(c, (uint32_t)(c->nr_chains - 1), -1);
-	*node = cur;
+	*ci_out = (uint32_t)(c->nr_chains - 1);
 	return 0;
 }
 
@@ -1280,7 +1287,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 	const uint64_t st = c->l.sample_type;
 	struct wr w = { d->out + d->pos, d->out + d->pos + AMB_MIN(d->end - d->pos, RECORD_MAX) };
 	struct thread_ref *t;
-	uint32_t node = 0;
+	uint32_t node = 0, ci = 0;
 	uint64_t v, n, pred;
 	uint16_t misc;
 	int err;
@@ -1288,9 +1295,10 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 	ROOM(d, &w, RECORD_HDR);
 	w.p += RECORD_HDR;
 	if (st & PS_CALLCHAIN) {
-		err = chain_decode(d, rec, &node);
+		err = chain_decode(d, rec, &ci);
 		if (err)
 			return err;
+		node = c->chains_by_index[ci].node;
 	}
 	misc = code ^ misc_pred(c, node);
 	c->nodes[node].misc = (uint32_t)misc + 1;
@@ -1370,6 +1378,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		}
 	}
 	if (st & PS_CALLCHAIN) {
+		struct chain_ref *cr = &c->chains_by_index[ci];
 		uint32_t k = node;
 		uint8_t *e;
 
@@ -1378,13 +1387,20 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		st64(c, w.p, n);
 		e = w.p + 8;
 		w.p += 8 + 8 * n;
-		/* Entries 1.. from the leaf up; the node at depth 1 is entry 0. */
-		for (; c->nodes[k].depth > 1; k = c->nodes[k].parent) {
-			e += 8;
-			st64(c, e, c->nodes[k].addr);
+		/* A chain written before is copied from there (the output
+		 * holds the whole block); else its entries 1.. come from the
+		 * leaf up, and the node at depth 1 is entry 0. */
+		if (cr->out != SIZE_MAX) {
+			memcpy(e, d->out + cr->out, 8 * n);
+		} else {
+			cr->out = (size_t)(e - d->out);
+			for (; c->nodes[k].depth > 1; k = c->nodes[k].parent) {
+				e += 8;
+				st64(c, e, c->nodes[k].addr);
+			}
+			if (n)
+				st64(c, w.p - 8 * n, c->nodes[k].addr);
 		}
-		if (n)
-			st64(c, w.p - 8 * n, c->nodes[k].addr);
 	}
 	if (st & PS_RAW) {
 		GET(d, COL_FIELDS, &n);
