@@ -109,6 +109,15 @@ struct chain_node {
 	uint32_t depth;
 	uint32_t last_child;    /* the child made last, 0 when none */
 	uint32_t misc;          /* misc + 1 of the chain's last sample, 0 none */
+	uint32_t entry;         /* its address in the block's address list */
+};
+
+/* The block's chain entry addresses, as the prefix tree's nodes made them
+ * (FORMAT.md §4.1): what followed each last, to predict the next. */
+struct addr_entry {
+	uint64_t addr;
+	uint32_t next;          /* entry of the child made last below a node of
+				 * this entry, + 1; 0 when none */
 };
 
 /* A distinct chain of the block: its tree node, and for the decoder where
@@ -136,6 +145,9 @@ struct amb_sample_codec {
 
 	struct chain_node *nodes;
 	size_t nr_nodes, cap_nodes;
+	struct addr_entry *addrs;
+	size_t nr_addrs, cap_addrs;
+	struct amb_hashmap addr_map;    /* encoder: address -> its last entry + 1 */
 	struct amb_hashmap children;    /* (parent, addr) -> node */
 	struct amb_hashmap chains;      /* encoder: hash of a whole chain -> index + 1 */
 	struct chain_ref *chains_by_index;  /* the block's distinct chains */
@@ -376,6 +388,8 @@ void amb_sample_codec_free(struct amb_sample_codec *c)
 	if (!c)
 		return;
 	free(c->nodes);
+	free(c->addrs);
+	amb_hashmap_free(&c->addr_map);
 	free(c->chains_by_index);
 	amb_hashmap_free(&c->children);
 	amb_hashmap_free(&c->chains);
@@ -412,10 +426,15 @@ static int codec_reset(struct amb_sample_codec *c, const struct amb_sample_layou
 	c->nr_nodes = 0;
 	c->nr_chains = 0;
 	c->nr_recent = 0;
-	if (amb_ensure_cap((void **)&c->nodes, &c->cap_nodes, sizeof(*c->nodes), 1))
+	amb_hashmap_clear(&c->addr_map);
+	if (amb_ensure_cap((void **)&c->nodes, &c->cap_nodes, sizeof(*c->nodes), 1) ||
+	    amb_ensure_cap((void **)&c->addrs, &c->cap_addrs, sizeof(*c->addrs), 1))
 		return -ENOMEM;
-	c->nodes[0] = (struct chain_node){ 0, 0, 0, 0, 0 };
+	/* The root, the empty chain, has entry 0: address 0. */
+	c->nodes[0] = (struct chain_node){ 0, 0, 0, 0, 0, 0 };
 	c->nr_nodes = 1;
+	c->addrs[0] = (struct addr_entry){ 0, 0 };
+	c->nr_addrs = 1;
 	memset(&c->st, 0, sizeof(c->st));
 	return 0;
 }
@@ -436,42 +455,88 @@ static struct thread_ref *thread_get(struct amb_sample_codec *c, uint32_t tid)
 	return &c->threads[c->nr_threads++];
 }
 
-static int node_add(struct amb_sample_codec *c, uint32_t parent, uint64_t addr)
+/* A new address list entry for @addr; its index, or -ENOMEM. */
+static long addr_new(struct amb_sample_codec *c, uint64_t addr)
 {
-	if (amb_ensure_cap((void **)&c->nodes, &c->cap_nodes, sizeof(*c->nodes), c->nr_nodes + 1))
+	if (c->nr_addrs >= UINT32_MAX ||
+	    amb_ensure_cap((void **)&c->addrs, &c->cap_addrs, sizeof(*c->addrs), c->nr_addrs + 1))
 		return -ENOMEM;
-	c->nodes[c->nr_nodes] = (struct chain_node){ addr, parent, c->nodes[parent].depth + 1, 0, 0 };
+	c->addrs[c->nr_addrs] = (struct addr_entry){ addr, 0 };
+	return (long)c->nr_addrs++;
+}
+
+/* A new node below @parent with the address of entry @entry. */
+static int node_add(struct amb_sample_codec *c, uint32_t parent, uint32_t entry)
+{
+	if (c->nr_nodes >= UINT32_MAX ||
+	    amb_ensure_cap((void **)&c->nodes, &c->cap_nodes, sizeof(*c->nodes), c->nr_nodes + 1))
+		return -ENOMEM;
+	c->nodes[c->nr_nodes] = (struct chain_node){
+		c->addrs[entry].addr, parent, c->nodes[parent].depth + 1, 0, 0, entry,
+	};
 	c->nodes[parent].last_child = (uint32_t)c->nr_nodes;
+	c->addrs[c->nodes[parent].entry].next = entry + 1;
 	c->nr_nodes++;
 	return 0;
 }
 
 /*
- * A new chain entry @addr below @parent is coded as one number v, or two:
- * a context marker (PERF_CONTEXT_*, -1 to -4095) as 2 * -addr + 1; any
- * other entry as 2 * zz(addr - pred), pred being the entry made last below
- * @parent (another ip of the same function), else @parent's own entry;
- * and when that does not fit in 64 bits, as 1 followed by zz(addr - pred).
+ * The entry a new node below @parent is predicted to have: that of the
+ * node made last below @parent (another ip of the same function), else
+ * the one that last followed @parent's address anywhere in the tree (a
+ * kernel path below another user frame), else @parent's own.
  */
-static inline uint64_t node_pred(const struct amb_sample_codec *c, uint32_t parent)
+static inline uint32_t node_pred(const struct amb_sample_codec *c, uint32_t parent)
 {
-	uint32_t s = c->nodes[parent].last_child;
+	const struct chain_node *p = &c->nodes[parent];
+	uint32_t next = c->addrs[p->entry].next;
 
-	return c->nodes[s ? s : parent].addr;
+	if (p->last_child)
+		return c->nodes[p->last_child].entry;
+	return next ? next - 1 : p->entry;
 }
 
-static inline void put_node(struct amb_sample_codec *c, uint32_t parent, uint64_t addr)
+/*
+ * A new chain entry @addr below @parent is one number v, or two
+ * (FORMAT.md §4.1), pred being node_pred()'s entry:
+ *   v = 4 * zz(addr - pred's address): v = 0 takes pred's entry, any
+ *       other value makes a new entry;
+ *   v = 4 * k + 1, k in 1..4095: the context marker -k, a new entry;
+ *   v = 1, then zz(addr - pred's address): a difference too big for the
+ *       first form, a new entry;
+ *   v = 4 * i + 2: the address of entry i, and its entry.
+ * The encoder takes the shorter of the difference and the entry index.
+ */
+static int put_node(struct amb_sample_codec *c, uint32_t parent, uint64_t addr)
 {
-	uint64_t z = zz64(addr - node_pred(c, parent));
+	uint32_t pred = node_pred(c, parent);
+	uint64_t z = zz64(addr - c->addrs[pred].addr), h = amb_hash_u64(addr);
+	uintptr_t known = (uintptr_t)amb_hashmap_find_u64(&c->addr_map, h, addr);
+	long entry;
 
+	if (z == 0) {
+		put_num(c, COL_CHAIN_NODES, 0);
+		return node_add(c, parent, pred);
+	}
+	if (known && (addr >= CONTEXT_MIN || z >> 62 ||
+		      64 - __builtin_clzll(z) > 64 - __builtin_clzll((uint64_t)known))) {
+		put_num(c, COL_CHAIN_NODES, 4 * (uint64_t)(known - 1) + 2);
+		return node_add(c, parent, (uint32_t)(known - 1));
+	}
 	if (addr >= CONTEXT_MIN) {
-		put_num(c, COL_CHAIN_NODES, 2 * (0 - addr) + 1);
-	} else if (z >> 63) {
+		put_num(c, COL_CHAIN_NODES, 4 * (0 - addr) + 1);
+	} else if (z >> 62) {
 		put_num(c, COL_CHAIN_NODES, 1);
 		put_num(c, COL_CHAIN_NODES, z);
 	} else {
-		put_num(c, COL_CHAIN_NODES, 2 * z);
+		put_num(c, COL_CHAIN_NODES, 4 * z);
 	}
+	entry = addr_new(c, addr);
+	if (entry < 0)
+		return (int)entry;
+	if (amb_hashmap_put_u64(&c->addr_map, h, addr, (void *)(uintptr_t)(entry + 1), NULL))
+		return -ENOMEM;
+	return node_add(c, parent, (uint32_t)entry);
 }
 
 /* Time differences are predicted by the median of the last three. */
@@ -770,8 +835,7 @@ static long chain_encode(struct amb_sample_codec *c, const uint8_t *e, uint64_t 
 		uint64_t addr = chain_key_at(c, e, nr, j);
 		uint32_t n = (uint32_t)c->nr_nodes;
 
-		put_node(c, cur, addr);
-		if (node_add(c, cur, addr) ||
+		if (put_node(c, cur, addr) ||
 		    amb_hashmap_add(&c->children, child_hash(cur, addr), n,
 				    (void *)(uintptr_t)(n + 1)))
 			return -ENOMEM;
@@ -1256,21 +1320,37 @@ static int chain_decode(struct dec *d, size_t rec, uint32_t *ci_out)
 	if (k > (uint64_t)(d->col[COL_CHAIN_NODES].end - d->col[COL_CHAIN_NODES].p))
 		return dec_fail(d, "sample record %zu: column chain_nodes ends early", rec);
 	for (cur = (uint32_t)base; k > 0; k--) {
-		uint64_t addr;
+		uint32_t pred = node_pred(c, cur);
+		long entry = pred;
 
 		GET(d, COL_CHAIN_NODES, &v);
-		if (v == 1) {
-			GET(d, COL_CHAIN_NODES, &v);
-			addr = node_pred(c, cur) + unzz64(v);
-		} else if (!(v & 1)) {
-			addr = node_pred(c, cur) + unzz64(v >> 1);
-		} else if (v >> 1 <= 4095) {
-			addr = 0 - (v >> 1);
-		} else {
+		switch (v & 3) {
+		case 0:
+			if (v)
+				entry = addr_new(c, c->addrs[pred].addr + unzz64(v >> 2));
+			break;
+		case 1:
+			if (v == 1) {
+				GET(d, COL_CHAIN_NODES, &v);
+				entry = addr_new(c, c->addrs[pred].addr + unzz64(v));
+			} else if (v >> 2 <= 4095) {
+				entry = addr_new(c, 0 - (v >> 2));
+			} else {
+				return dec_fail(d, "sample record %zu: chain entry code %llu", rec,
+						(unsigned long long)v);
+			}
+			break;
+		case 2:
+			if (v >> 2 >= c->nr_addrs)
+				return dec_fail(d, "sample record %zu: chain entry address %llu of %zu",
+						rec, (unsigned long long)(v >> 2), c->nr_addrs);
+			entry = (long)(v >> 2);
+			break;
+		default:
 			return dec_fail(d, "sample record %zu: chain entry code %llu", rec,
 					(unsigned long long)v);
 		}
-		if (c->nr_nodes >= UINT32_MAX || node_add(c, cur, addr))
+		if (entry < 0 || node_add(c, cur, (uint32_t)entry))
 			return -ENOMEM;
 		cur = (uint32_t)(c->nr_nodes - 1);
 	}
