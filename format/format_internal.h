@@ -116,7 +116,7 @@ bool amb_opts_valid(const void *opts, size_t known, const char *type);
 /* The options structs of <amber/format.h>. */
 #define amb_writer_opts__last_field ring_codec
 AMB_OPTS_LAST_CHECK(amb_writer_opts);
-#define amb_copy_opts__last_field ctx
+#define amb_copy_opts__last_field ring_join
 AMB_OPTS_LAST_CHECK(amb_copy_opts);
 
 /* Whether the caller's struct @opts (not NULL) holds @field. */

@@ -396,6 +396,10 @@ AMB_API int amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_rea
 enum amb_copy_flags {
 	AMB_COPY_SKIP_DAMAGED = 1u << 0, /* leave out, with a warning, blocks that fail to load */
 	AMB_COPY_DECODE       = 1u << 1, /* also decode each block before copying it */
+	/* Decode each block and append it anew, encoded with the writer's
+	 * options (zstd_level, ring_codec) instead of as stored; RING blocks
+	 * of a stream are joined (see ring_join). */
+	AMB_COPY_RECODE       = 1u << 2,
 };
 
 /*
@@ -416,11 +420,22 @@ struct amb_copy_opts {
 	unsigned flags;        /* enum amb_copy_flags */
 	amb_copy_fn fn;        /* chooses per block; NULL: copy all */
 	void *ctx;             /* passed to @fn */
+	/*
+	 * With AMB_COPY_RECODE: consecutive RING blocks of one stream are
+	 * joined into blocks of up to this many raw bytes (at most
+	 * AMB_BLOCK_RAW_MAX), the records of each stream keeping their
+	 * order; a joined block takes the place of the block that did not
+	 * fit, or comes at the end.  Bigger blocks compress better (each
+	 * block is encoded alone) and take more memory to read.  0: [no
+	 * joining].
+	 */
+	size_t ring_join;
 };
 
 /*
  * Copy the blocks of @r, INDEX and TRAILER excepted, to @w in file order
- * as stored: same codec, payload bytes and payload checksum, new seq.
+ * as stored: same codec, payload bytes and payload checksum, new seq
+ * (with AMB_COPY_RECODE: decoded and encoded anew, RING blocks joined).
  * @opts->fn chooses per block.  A block that does not load (checksum,
  * truncation, with AMB_COPY_DECODE also decoding) stops the copy with its
  * error unless the flags have AMB_COPY_SKIP_DAMAGED.  Returns the number
