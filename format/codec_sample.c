@@ -108,7 +108,6 @@ struct chain_node {
 	uint32_t parent;
 	uint32_t depth;
 	uint32_t last_child;    /* the child made last, 0 when none */
-	uint32_t misc;          /* misc + 1 of the chain's last sample, 0 none */
 	uint32_t entry;         /* its address in the block's address list */
 };
 
@@ -120,10 +119,15 @@ struct addr_entry {
 				 * this entry, + 1; 0 when none */
 };
 
-/* A distinct chain of the block: its tree node, and for the decoder where
- * its entries were first written out (SIZE_MAX: not yet). */
+/* A distinct chain of the block: its tree node with the node's depth and
+ * address (the predicted ip) at hand, the misc of its last sample (the
+ * node's, FORMAT.md §4.1), and for the decoder where its entries were
+ * first written out (SIZE_MAX: not yet). */
 struct chain_ref {
 	uint32_t node;
+	uint32_t depth;
+	uint64_t addr;
+	uint32_t misc;          /* misc + 1, 0 none */
 	size_t out;
 };
 
@@ -309,7 +313,14 @@ static inline bool get_num(struct rcol *r, uint64_t *v)
 {
 	uint64_t hi;
 
-	if (r->p >= r->end || !get_varint(&r->hp, r->hend, &hi) || hi > (UINT64_MAX >> 8))
+	if (r->p >= r->end || r->hp >= r->hend)
+		return false;
+	/* Most values fit in 15 bits: one byte in each stream. */
+	if (*r->hp < 0x80) {
+		*v = (uint64_t)*r->hp++ << 8 | *r->p++;
+		return true;
+	}
+	if (!get_varint(&r->hp, r->hend, &hi) || hi > (UINT64_MAX >> 8))
 		return false;
 	*v = hi << 8 | *r->p++;
 	return true;
@@ -431,7 +442,7 @@ static int codec_reset(struct amb_sample_codec *c, const struct amb_sample_layou
 	    amb_ensure_cap((void **)&c->addrs, &c->cap_addrs, sizeof(*c->addrs), 1))
 		return -ENOMEM;
 	/* The root, the empty chain, has entry 0: address 0. */
-	c->nodes[0] = (struct chain_node){ 0, 0, 0, 0, 0, 0 };
+	c->nodes[0] = (struct chain_node){ 0, 0, 0, 0, 0 };
 	c->nr_nodes = 1;
 	c->addrs[0] = (struct addr_entry){ 0, 0 };
 	c->nr_addrs = 1;
@@ -472,7 +483,7 @@ static int node_add(struct amb_sample_codec *c, uint32_t parent, uint32_t entry)
 	    amb_ensure_cap((void **)&c->nodes, &c->cap_nodes, sizeof(*c->nodes), c->nr_nodes + 1))
 		return -ENOMEM;
 	c->nodes[c->nr_nodes] = (struct chain_node){
-		c->addrs[entry].addr, parent, c->nodes[parent].depth + 1, 0, 0, entry,
+		c->addrs[entry].addr, parent, c->nodes[parent].depth + 1, 0, entry,
 	};
 	c->nodes[parent].last_child = (uint32_t)c->nr_nodes;
 	c->addrs[c->nodes[parent].entry].next = entry + 1;
@@ -561,21 +572,20 @@ static inline void time_push(struct amb_sample_codec *c, uint64_t delta)
 	c->prev[P_TIME_D1] = delta;
 }
 
-/* The predicted misc of a sample of chain @node: that of the chain's
- * previous sample, else that of the previous sample. */
-static inline uint16_t misc_pred(const struct amb_sample_codec *c, uint32_t node)
+/* The predicted misc of a sample of chain @cr (NULL: a sample without a
+ * chain, the root's): that of the chain's previous sample, else that of the
+ * previous sample.  Blocks hold samples with chains or without, never
+ * both, so the root's misc is always the previous sample's. */
+static inline uint16_t misc_pred(const struct amb_sample_codec *c, const struct chain_ref *cr)
 {
-	uint32_t m = c->nodes[node].misc;
-
-	return (uint16_t)(m ? m - 1 : c->prev[P_MISC]);
+	return (uint16_t)(cr && cr->misc ? cr->misc - 1 : c->prev[P_MISC]);
 }
 
-/* The predicted ip: the chain's entry 1 (the tree's leaf, see
- * chain_key_at()), its entry 0 when it has one entry, else the previous
- * sample's ip. */
-static inline uint64_t node_ip(const struct amb_sample_codec *c, uint32_t n)
+/* The predicted ip: the chain's node's address (its entry 1, or entry 0
+ * for a chain of one, see chain_key_at()), else the previous sample's ip. */
+static inline uint64_t chain_ip(const struct amb_sample_codec *c, const struct chain_ref *cr)
 {
-	return n ? c->nodes[n].addr : c->prev[P_IP];
+	return cr && cr->node ? cr->addr : c->prev[P_IP];
 }
 
 /* Chain @ci was used: it moves to the front of the recent list. */
@@ -595,7 +605,9 @@ static int chain_add(struct amb_sample_codec *c, uint32_t node)
 	if (amb_ensure_cap((void **)&c->chains_by_index, &c->cap_chains,
 			   sizeof(*c->chains_by_index), c->nr_chains + 1))
 		return -ENOMEM;
-	c->chains_by_index[c->nr_chains++] = (struct chain_ref){ node, SIZE_MAX };
+	c->chains_by_index[c->nr_chains++] = (struct chain_ref){
+		node, c->nodes[node].depth, c->nodes[node].addr, 0, SIZE_MAX,
+	};
 	return 0;
 }
 
@@ -792,7 +804,7 @@ static bool chain_eq(uint64_t stored, const void *key)
  * Code the chain of @nr entries at @e in COL_CHAIN_REF: by its rank in the
  * recent list, by its index, or as a new chain, described in
  * COL_CHAIN_NODES by the deepest node of the tree it shares and the
- * entries below it.  Returns the chain's node, or -ENOMEM.
+ * entries below it.  Returns the chain's index, or -ENOMEM.
  */
 static long chain_encode(struct amb_sample_codec *c, const uint8_t *e, uint64_t nr)
 {
@@ -813,7 +825,7 @@ static long chain_encode(struct amb_sample_codec *c, const uint8_t *e, uint64_t 
 		}
 		put_num(c, COL_CHAIN_REF, rank >= 0 ? (uint64_t)rank + 1 : RECENT_MAX + 1 + ci);
 		recent_touch(c, ci, rank);
-		return c->chains_by_index[ci].node;
+		return ci;
 	}
 	while (j < nr) {
 		struct child_key k = { c, cur, chain_key_at(c, e, nr, j) };
@@ -846,7 +858,7 @@ static long chain_encode(struct amb_sample_codec *c, const uint8_t *e, uint64_t 
 		return -ENOMEM;
 	recent_touch(c, ci, -1);
 	c->st.chains_new++;
-	return cur;
+	return ci;
 }
 
 /* Code @v in @col as its difference from the field's previous value. */
@@ -882,20 +894,23 @@ static int sample_encode(struct amb_sample_codec *c, const uint8_t *raw, size_t 
 {
 	const uint64_t st = c->l.sample_type;
 	const uint8_t *r = raw + at;
+	struct chain_ref *cr = NULL;
 	struct thread_ref *t;
 	size_t off = RECORD_HDR;
-	long node = 0;
 	uint64_t v, n, pred;
 
 	if (st & PS_CALLCHAIN) {
-		node = chain_encode(c, r + w->chain, w->chain_nr);
-		if (node < 0)
-			return (int)node;
+		long ci = chain_encode(c, r + w->chain, w->chain_nr);
+
+		if (ci < 0)
+			return (int)ci;
+		cr = &c->chains_by_index[ci];
 	}
-	put_num(c, COL_HEAD, (uint64_t)(misc ^ misc_pred(c, (uint32_t)node)) + 1);
-	c->nodes[node].misc = (uint32_t)misc + 1;
+	put_num(c, COL_HEAD, (uint64_t)(misc ^ misc_pred(c, cr)) + 1);
+	if (cr)
+		cr->misc = (uint32_t)misc + 1;
 	c->prev[P_MISC] = misc;
-	pred = node_ip(c, (uint32_t)node);
+	pred = chain_ip(c, cr);
 	if (st & PS_IDENTIFIER) {
 		put_delta(c, COL_ID, P_IDENTIFIER, ld64(c, r + off));
 		off += 8;
@@ -1366,8 +1381,9 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 	struct amb_sample_codec *c = d->c;
 	const uint64_t st = c->l.sample_type;
 	struct wr w = { d->out + d->pos, d->out + d->pos + AMB_MIN(d->end - d->pos, RECORD_MAX) };
+	struct chain_ref *cr = NULL;
 	struct thread_ref *t;
-	uint32_t node = 0, ci = 0;
+	uint32_t ci = 0;
 	uint64_t v, n, pred;
 	uint16_t misc;
 	int err;
@@ -1378,12 +1394,13 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		err = chain_decode(d, rec, &ci);
 		if (err)
 			return err;
-		node = c->chains_by_index[ci].node;
+		cr = &c->chains_by_index[ci];
 	}
-	misc = code ^ misc_pred(c, node);
-	c->nodes[node].misc = (uint32_t)misc + 1;
+	misc = code ^ misc_pred(c, cr);
+	if (cr)
+		cr->misc = (uint32_t)misc + 1;
 	c->prev[P_MISC] = misc;
-	pred = node_ip(c, node);
+	pred = chain_ip(c, cr);
 	if ((st & PS_IDENTIFIER) && (err = get_delta(d, rec, &w, COL_ID, P_IDENTIFIER)))
 		return err;
 	if (st & PS_IP) {
@@ -1458,11 +1475,10 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		}
 	}
 	if (st & PS_CALLCHAIN) {
-		struct chain_ref *cr = &c->chains_by_index[ci];
-		uint32_t k = node;
+		uint32_t k = cr->node;
 		uint8_t *e;
 
-		n = c->nodes[node].depth;
+		n = cr->depth;
 		ROOM(d, &w, 8 + 8 * n);
 		st64(c, w.p, n);
 		e = w.p + 8;
@@ -1471,7 +1487,14 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		 * holds the whole block); else its entries 1.. come from the
 		 * leaf up, and the node at depth 1 is entry 0. */
 		if (cr->out != SIZE_MAX) {
-			memcpy(e, d->out + cr->out, 8 * n);
+			const uint8_t *from = d->out + cr->out;
+
+			if (n <= 16) {
+				for (uint64_t i = 0; i < n; i++)
+					memcpy(e + 8 * i, from + 8 * i, 8);
+			} else {
+				memcpy(e, from, 8 * n);
+			}
 		} else {
 			cr->out = (size_t)(e - d->out);
 			for (; c->nodes[k].depth > 1; k = c->nodes[k].parent) {
