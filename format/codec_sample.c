@@ -1103,7 +1103,11 @@ static int stream_pack(struct amb_sample_codec *c, size_t i, int level, size_t *
 	if (amb_buf_reserve(p, AMB_MAX(bound, b->len)))
 		return -ENOMEM;
 	if (level > 0 && b->len >= AMB_SMALL_BLOCK) {
-		n = ZSTD_compressCCtx(c->cctx, p->data + p->len, bound, b->data, b->len, level);
+		/* The directory says how long a stream is: frames need not. */
+		ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_and_parameters);
+		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, level);
+		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_contentSizeFlag, 0);
+		n = ZSTD_compress2(c->cctx, p->data + p->len, bound, b->data, b->len);
 		if (!ZSTD_isError(n) && n < b->len) {
 			p->len += n;
 			*stored = n;
