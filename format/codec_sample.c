@@ -6,11 +6,13 @@
  *
  * Samples are what a RING block is made of, and they are regular: the same
  * few call chains come back again and again, times grow by about the
- * period, ids, pids and CPUs hardly change, and a thread's user stack copy
- * is mostly what it was at its previous sample.  So each sample field is
- * predicted from what came before it in the block and only the difference
- * is stored, in the column of its kind, where zstd finds the repetitions;
- * call chains become references into a prefix tree of the block's chains.
+ * period, ids, pids and CPUs hardly change, a thread's registers move
+ * little from one sample to the next.  So each sample field is predicted
+ * from what came before it in the block and only the difference is
+ * stored, in the column of its kind, where zstd finds the repetitions;
+ * call chains become references into a prefix tree of the block's chains;
+ * user stack copies go to a stream of their own, where zstd matches them
+ * against the thread's earlier copies.
  * Every other record, and any sample the layout does not describe exactly,
  * is stored as it is.  Decoding gives back the kernel's bytes exactly; the
  * payload carries a checksum of them.
@@ -101,8 +103,8 @@ enum sample_prev {
 };
 
 /* A node of the block's call-chain prefix tree: node 0 is the empty chain,
- * every other one a chain whose first entry is @addr and whose rest is the
- * chain of @parent.  Parents are always created before their children. */
+ * every other one the path of @parent followed by @addr (chains are keyed
+ * as chain_key_at() says).  Parents are always made before their children. */
 struct chain_node {
 	uint64_t addr;
 	uint32_t parent;
@@ -869,8 +871,9 @@ static inline void put_delta(struct amb_sample_codec *c, enum sample_col col, en
 	c->prev[f] = v;
 }
 
-/* Room in every column for what one record of @size bytes can add to it:
- * no value grows by more than 10 bytes for 8 (FORMAT.md §4.1). */
+/* Room in every stream for what one record of @size bytes can add to it:
+ * an 8-byte field takes at most 1 + 9 bytes in its column's two streams
+ * (FORMAT.md §4.1), and a new chain reserves its own. */
 static int reserve_record(struct amb_sample_codec *c, size_t size)
 {
 	size_t need = size + size / 4 + 64;
