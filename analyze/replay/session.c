@@ -909,8 +909,8 @@ static struct block_pool *pool_new(struct ana_session *s, const uint32_t *stream
 	free(head);
 	blocks = head = NULL;
 
-	/* A few decoded blocks per worker wait for the merge, no more. */
-	bp->max_ahead = 2 * nthreads;
+	/* One decoded block per worker waits for the merge, no more. */
+	bp->max_ahead = nthreads;
 	for (i = 0; i < nthreads; i++) {
 		if (pthread_create(&bp->threads[i], NULL, pool_worker, bp))
 			break;
