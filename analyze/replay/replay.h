@@ -195,8 +195,8 @@ bool ana_session_swapped(const struct ana_session *s);
 /*
  * Decode RING blocks with @n threads in ana_session_for_each(): 1 on the
  * caller's thread alone, 0 (the default) one per online CPU.  The records,
- * their order and the warnings are the same whatever @n; memory grows by a
- * few decoded blocks per thread.
+ * their order and the warnings are the same whatever @n; memory grows by
+ * two decoded blocks per thread at most (one decoding, one waiting).
  */
 void ana_session_set_jobs(struct ana_session *s, unsigned n);
 

@@ -12,9 +12,9 @@
  *
  * With more than one job (ana_session_set_jobs()) worker threads load and
  * decode RING blocks ahead of the merge, in about the order it will need
- * them, while the caller's thread parses and delivers records: a few
- * decoded blocks per worker wait at most, and the records, their order and
- * every warning are those of the single-threaded run.
+ * them, while the caller's thread parses and delivers records: each worker
+ * decodes one block and has at most one more waiting, and the records,
+ * their order and every warning are those of the single-threaded run.
  */
 #include <errno.h>
 #include <pthread.h>
