@@ -88,7 +88,7 @@ p = sieve(5000000)
 txt = json.dumps({"p": p[:20000], "d": d})
 n = sum(len(m.group(0)) for m in re.finditer(r"\d+", txt))
 def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
-print(len(p), n, fib(34))
+print(len(p), n, fib(36))
 EOF
 SQLITE=$(command -v sqlite3)
 PYTHON=/usr/bin/python3
