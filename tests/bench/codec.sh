@@ -186,7 +186,7 @@ if [ $have_perf = yes ]; then
 fi
 awk -v a="$(size "$TMP/dwarf.amber")" -v t="$(size "$TMP/dwarf-today.amber")" \
     -v c="$(size "$TMP/dwarf-compact.amber")" -v z="$dz" -v s="$(amber_samples "$TMP/dwarf.amber")" '
-function r(x, y) { return (y ~ /^[0-9]+$/ && y > 0) ? sprintf("%.2f", x / y) : "-" }
+function r(x, y) { return (x ~ /^[0-9]+$/ && y ~ /^[0-9]+$/ && y > 0) ? sprintf("%.2f", x / y) : "-" }
 BEGIN {
 	printf "  %-36s %10s %10s %8s\n", "file", "bytes", "B/sample", "x today"
 	printf "  %-36s %10s %10.1f %8s\n", "amber, same records as today (zstd)", t, t / s, "1.00"
