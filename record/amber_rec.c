@@ -645,6 +645,7 @@ int main(int argc, char **argv)
 	wo.sync = s->opts.sync && !s->out.discard ? AMB_SYNC_BLOCK : AMB_SYNC_NONE;
 	wo.threads = 1;
 	wo.max_queued = WRITER_QUEUE;
+	wo.ring_codec = AMB_CODEC_SAMPLE;
 	err = rec_output_writer_fd(&s->out);
 	if (err >= 0)
 		err = amb_writer_open_fd(err, &wo, &s->w);

@@ -262,7 +262,8 @@ static const char usage[] =
 "  -e, --event NAME        only samples of this event\n"
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"
-"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n";
+"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"  -j, --jobs N            decode with N threads (default: one per CPU)\n";
 
 static int parse_sort(struct diff_args *a, const char *arg)
 {

@@ -695,6 +695,7 @@ static const char usage[] =
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"  -j, --jobs N           decode with N threads (default: one per CPU)\n"
 "      --json             JSON instead of text\n"
 "      --stdio            text output (the only mode)\n";
 
