@@ -390,15 +390,24 @@ int rec_synth_process(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
 	n = rec_proc_threads(pid, &tids);
 	if (n < 0)
 		return n == -ENOMEM ? n : 0; /* exited meanwhile, or unreadable */
+	/* The leader first, so that its other threads fork from a thread the
+	 * analyzer knows. */
+	for (int i = 1; i < n; i++)
+		if (tids[i] == pid) {
+			tids[i] = tids[0];
+			tids[0] = pid;
+		}
+	/*
+	 * FORK before COMM, as perf synthesizes and as the kernel reports a
+	 * clone: a FORK gives the new thread its parent's name, so a COMM
+	 * written before it would be overwritten, and every process would
+	 * carry the name of its oldest synthesized ancestor.
+	 */
 	for (int i = 0; i < n && !err; i++) {
 		char *comm = read_comm(pid, tids[i]);
 
 		if (!comm)
 			continue; /* the thread exited meanwhile */
-		err = rec_synth_comm(x, out, pid, tids[i], comm);
-		free(comm);
-		if (err)
-			break;
 		if (tids[i] == pid) {
 			pid_t ppid = read_ppid(pid);
 
@@ -406,6 +415,9 @@ int rec_synth_process(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
 		} else {
 			err = rec_synth_fork(x, out, pid, tids[i]);
 		}
+		if (!err)
+			err = rec_synth_comm(x, out, pid, tids[i], comm);
+		free(comm);
 	}
 	free(tids);
 	if (!err)

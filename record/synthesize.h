@@ -52,8 +52,10 @@ struct rec_mmap2 {
 int rec_synth_mmap2(struct rec_synth_ctx *x, struct amb_buf *out, const struct rec_mmap2 *m);
 
 /*
- * COMM, FORK (each thread to its process) and MMAP2 for every executable
- * mapping of process @pid, build-ids read through the cache and listed
+ * For each thread of process @pid, the leader first: a FORK (the leader
+ * from its parent, every other thread from the leader) followed by the
+ * thread's own COMM, which a reader applies after the FORK's inherited
+ * name; then MMAP2 for every executable mapping of @pid, build-ids read through the cache and listed
  * once in x->buildids.  A process that vanished meanwhile or cannot be
  * read is skipped: returns 0 with nothing added.  Errors: -ENOMEM, -E2BIG.
  */
