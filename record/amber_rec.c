@@ -32,22 +32,18 @@
 #include <amber/common.h>
 #include <amber/format.h>
 #include "record/buildid.h"
-#include "record/counts.h"
+#include "record/describe.h"
 #include "record/drain.h"
 #include "record/embed_files.h"
 #include "record/events/events.h"
 #include "record/events/tracefs.h"
 #include "record/evsel.h"
-#include "record/kernel.h"
 #include "record/ksyms_trim.h"
-#include "record/meta.h"
 #include "record/options.h"
 #include "record/output.h"
 #include "record/stat.h"
-#include "record/synthesize.h"
 #include "record/sysutil.h"
 #include "record/target.h"
-#include "record/topology.h"
 
 #define EXIT_REC_FAIL   125
 #define EXIT_NO_EXEC    126
@@ -118,37 +114,11 @@ struct rec_session {
 	struct rec_evlist evlist;
 	struct amb_writer *w;
 	struct rec_drain drain;
+	struct rec_describe desc;  /* what describes each file: the above */
 	uint64_t start_ns;         /* before the prologue: SYNTH time, time.start_ns */
 	uint64_t run_ns, end_ns;   /* events enabled .. disabled */
 	char err[1024];
 };
-
-static int append_buf(struct rec_session *s, uint16_t type, struct amb_buf *b, uint64_t count,
-		      uint64_t t0, uint64_t t1)
-{
-	struct amb_block_desc d = { .type = type, .stream = AMB_STREAM_NONE,
-				    .record_count = count, .first_time = t0, .last_time = t1 };
-	int err;
-
-	if (!b->len)
-		return 0;
-	err = amb_writer_append_owned(s->w, &d, b->data, b->len);
-	b->data = NULL;
-	b->len = b->cap = 0;
-	return err;
-}
-
-static uint64_t kv_count(const struct amb_buf *b)
-{
-	struct amb_cursor c;
-	struct amb_kv kv;
-	uint64_t n = 0;
-
-	amb_cursor_init(&c, b->data, b->len);
-	while (amb_kv_next(&c, &kv) == 1)
-		n++;
-	return n;
-}
 
 static int parse_events(struct rec_session *s)
 {
@@ -208,218 +178,27 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	sp->wakeup_bytes = (uint32_t)AMB_MIN(ring_bytes / 4, (size_t)WAKEUP_MAX_BYTES);
 }
 
-static int write_event_attrs(struct rec_session *s)
+/* The prologue of the file (FORMAT.md §9): written before any sample. */
+static int write_prologue(struct rec_session *s)
 {
-	struct amb_buf b = AMB_BUF_INIT;
-	struct rec_evlist *el = &s->evlist;
-	size_t per = el->nr_cpus * el->nr_threads;
-	int err = 0;
+	struct rec_snapshot snap;
+	int err = rec_snapshot_take(&s->desc, s->start_ns, false, true, &snap);
 
-	for (size_t e = 0; e < s->events.n && !err; e++) {
-		struct rec_event *ev = &s->events.v[e];
-		struct amb_event_entry ent;
-		uint8_t *ids = malloc(per * 8 + 1);
-		uint32_t nr = 0;
-
-		if (!ids) {
-			err = -ENOMEM;
-			break;
-		}
-		for (size_t i = 0; i < per; i++)
-			if (el->fds[e * per + i] >= 0)
-				amb_put_le64(ids + 8 * nr++, el->ids[e * per + i]);
-		memset(&ent, 0, sizeof(ent));
-		ent.attr = (const uint8_t *)&ev->attr;
-		ent.attr_size = sizeof(ev->attr);
-		ent.name = ev->name;
-		ent.name_len = (uint32_t)strlen(ev->name);
-		ent.leader = ev->leader < 0 ? UINT32_MAX : (uint32_t)ev->leader;
-		ent.flags = ev->fallback ? AMB_EVENT_FALLBACK : 0;
-		ent.nr_ids = nr;
-		ent.ids = ids;
-		err = amb_event_put(&b, &ent);
-		free(ids);
-	}
 	if (!err)
-		err = append_buf(s, AMB_BLOCK_EVENT_ATTR, &b, s->events.n, 0, 0);
-	amb_buf_free(&b);
-	return err;
-}
-
-static int write_tracefs(struct rec_session *s)
-{
-	static const char *const headers[] = { "header_page", "header_event" };
-	struct amb_buf b = AMB_BUF_INIT;
-	int err = 0;
-
-	if (!s->sampling.raw)
-		return 0;
-	for (size_t i = 0; i < AMB_ARRAY_SIZE(headers) && !err; i++) {
-		char rel[64];
-		size_t len;
-		char *text;
-
-		snprintf(rel, sizeof(rel), "events/%s", headers[i]);
-		text = rec_tracefs_read(rel, &len);
-		if (!text) {
-			amb_warn("tracefs %s: %s", rel, strerror(errno));
-			continue;
-		}
-		err = amb_kv_put(&b, headers[i], text, len);
-		free(text);
-	}
-	for (size_t e = 0; e < s->events.n && !err; e++) {
-		struct rec_event *ev = &s->events.v[e];
-		char rel[512], key[300];
-		size_t len;
-		char *text;
-
-		if (!ev->tracepoint)
-			continue;
-		snprintf(key, sizeof(key), "%s/%s", ev->tp_system, ev->tp_event);
-		snprintf(rel, sizeof(rel), "events/%s/format", key);
-		text = rec_tracefs_read(rel, &len);
-		if (!text) {
-			amb_warn("tracefs %s: %s: its samples cannot be decoded", rel, strerror(errno));
-			continue;
-		}
-		err = amb_kv_put(&b, key, text, len);
-		free(text);
-	}
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_TRACEFS, &b, kv_count(&b), 0, 0);
-	amb_buf_free(&b);
-	return err;
-}
-
-/* KSYMS, then SYNTH (kernel maps and target processes) and BUILDID. */
-static int write_kernel_and_synth(struct rec_session *s)
-{
-	struct amb_buf ks = AMB_BUF_INIT, syn = AMB_BUF_INIT, bids = AMB_BUF_INIT;
-	struct rec_synth_ctx x;
-	size_t klen = 0;
-	char *kallsyms = rec_kallsyms_read(&klen);
-	int err = 0;
-
-	if (!kallsyms) {
-		if (errno == EPERM)
-			amb_warn("kernel.kptr_restrict hides kernel addresses (/proc/kallsyms reads "
-				 "as zeros): kernel symbols will not be resolved; "
-				 "set kernel.kptr_restrict=0 or run as root");
-		else
-			amb_warn("/proc/kallsyms: %s: kernel symbols will not be resolved",
-				 strerror(errno));
-	} else {
-		uint64_t lines = 0;
-
-		for (size_t i = 0; i < klen; i++)
-			lines += kallsyms[i] == '\n';
-		err = amb_buf_append(&ks, kallsyms, klen);
-		if (!err)
-			err = append_buf(s, AMB_BLOCK_KSYMS, &ks, lines, 0, 0);
-	}
-
-	memset(&x, 0, sizeof(x));
-	x.sample_type = s->events.v[0].attr.sample_type;
-	x.id = rec_evlist_first_id(&s->evlist, 0);
-	x.time = s->start_ns;
-	x.cpu = (uint32_t)s->target.cpus[0];
-	x.buildids = &bids;
-	x.cache = rec_buildid_cache_new();
-	if (!x.cache)
-		err = -ENOMEM;
-	if (!err)
-		err = rec_synth_kernel(&x, &syn, kallsyms, klen);
-	if (!err && s->target.kind == REC_TARGET_SYSTEM)
-		err = rec_synth_all(&x, &syn);
-	for (size_t i = 0; !err && i < s->target.nr_procs; i++)
-		err = rec_synth_process(&x, &syn, s->target.procs[i]);
-	/* A command is synthesized by the kernel itself: exec emits COMM and
-	 * MMAP2 for everything it maps, with the events already enabled. */
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_SYNTH, &syn, x.nr_records, s->start_ns, s->start_ns);
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_BUILDID, &bids, x.nr_seen, 0, 0);
-	rec_buildid_cache_free(x.cache);
-	rec_synth_ctx_free(&x);
-	amb_buf_free(&ks);
-	amb_buf_free(&syn);
-	amb_buf_free(&bids);
-	free(kallsyms);
-	return err;
-}
-
-static int write_prologue(struct rec_session *s, int argc, char **argv, unsigned pages)
-{
-	struct amb_buf b = AMB_BUF_INIT;
-	char target[256], cpus[64];
-	int err;
-
-	switch (s->target.kind) {
-	case REC_TARGET_CMD:
-		snprintf(target, sizeof(target), "command %s", s->opts.argv[0]);
-		break;
-	case REC_TARGET_PID:
-		snprintf(target, sizeof(target), "pid %d%s", (int)s->target.procs[0],
-			 s->target.nr_procs > 1 ? " ..." : "");
-		break;
-	case REC_TARGET_TID:
-		snprintf(target, sizeof(target), "tid %d%s", (int)s->target.threads[0],
-			 s->target.nr_threads > 1 ? " ..." : "");
-		break;
-	default:
-		snprintf(target, sizeof(target), "system-wide");
-		break;
-	}
-	snprintf(cpus, sizeof(cpus), "%s", s->opts.cpulist ? s->opts.cpulist : "all");
-	err = rec_meta_start(&b, argc, argv, target, cpus, pages, s->start_ns);
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_META, &b, kv_count(&b), 0, 0);
-	if (!err)
-		err = write_event_attrs(s);
-	if (!err) {
-		err = rec_topology_build(&b);
-		if (!err)
-			err = append_buf(s, AMB_BLOCK_TOPOLOGY, &b, kv_count(&b), 0, 0);
-	}
-	if (!err)
-		err = write_kernel_and_synth(s);
-	if (!err)
-		err = write_tracefs(s);
-	amb_buf_free(&b);
+		err = rec_describe_start(&s->desc, s->w, &snap, s->start_ns, NULL);
+	rec_snapshot_free(&snap);
 	return err;
 }
 
 static int write_epilogue(struct rec_session *s, const struct rec_counters *c, int wstatus,
 			  bool have_status)
 {
-	struct amb_buf b = AMB_BUF_INIT;
-	char v[32];
-	int n, err;
+	struct rec_file_end e = {
+		.run_ns = s->run_ns, .end_ns = s->end_ns, .c = c,
+		.have_status = have_status, .wstatus = wstatus, .counts = true,
+	};
 
-	n = rec_counts_build(&s->evlist, &s->target, &b);
-	/* The counts' window: from enabling to disabling (FORMAT.md §5.4). */
-	err = n < 0 ? n : append_buf(s, AMB_BLOCK_COUNTS, &b, (uint64_t)n, s->run_ns, s->end_ns);
-#define PUT(key, val) do { \
-		snprintf(v, sizeof(v), "%" PRIu64, (uint64_t)(val)); \
-		if (!err) \
-			err = amb_kv_put_str(&b, key, v); \
-	} while (0)
-	PUT("time.end_ns", s->end_ns);
-	if (have_status) {
-		int st = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
-
-		PUT("exit_status", st);
-	}
-	PUT("lost.records", c->lost_records);
-	PUT("lost.samples", c->lost_samples);
-	PUT("throttle", c->throttle);
-	PUT("unthrottle", c->unthrottle);
-#undef PUT
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_META, &b, kv_count(&b), 0, 0);
-	amb_buf_free(&b);
-	return err;
+	return rec_describe_end(&s->desc, s->w, &e);
 }
 
 static void sleep_ms(unsigned ms)
@@ -599,8 +378,13 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 
+	s->desc = (struct rec_describe){
+		.argc = argc, .argv = argv, .opts = &s->opts, .events = &s->events,
+		.target = &s->target, .evlist = &s->evlist, .ring_pages = pages,
+		.tracepoints = s->sampling.raw,
+	};
 	s->start_ns = rec_now_ns();
-	err = write_prologue(s, argc, argv, pages);
+	err = write_prologue(s);
 	if (!err)
 		err = rec_drain_start(&s->drain, s->evlist.rings, s->evlist.nr_rings, s->w,
 				      &s->events.v[0].attr, BLOCK_BYTES,

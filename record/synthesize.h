@@ -72,6 +72,12 @@ int rec_synth_kernel(struct rec_synth_ctx *x, struct amb_buf *out,
  * -E2BIG. */
 int rec_synth_all(struct rec_synth_ctx *x, struct amb_buf *out);
 
+/* rec_synth_process() for each process of @roots (@n) and every process
+ * descending from one of them, parents first (a recording that follows
+ * children, starting a new file).  Returns 0, -errno when /proc cannot be
+ * listed, -ENOMEM, -E2BIG. */
+int rec_synth_tree(struct rec_synth_ctx *x, struct amb_buf *out, const pid_t *roots, size_t n);
+
 /* Free the build-id list of @x (not x->cache, not x->buildids). */
 void rec_synth_ctx_free(struct rec_synth_ctx *x);
 
