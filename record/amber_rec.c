@@ -41,6 +41,7 @@
 #include "record/ksyms_trim.h"
 #include "record/options.h"
 #include "record/output.h"
+#include "record/rotate.h"
 #include "record/stat.h"
 #include "record/sysutil.h"
 #include "record/target.h"
@@ -56,10 +57,17 @@
 #define LOOP_MS         50
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t usr2_count;  /* SIGUSR2: next file, or flight recorder dump */
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	usr2_count++;
 }
 
 static void print_warning(void *ctx, const char *msg)
@@ -115,6 +123,8 @@ struct rec_session {
 	struct amb_writer *w;
 	struct rec_drain drain;
 	struct rec_describe desc;  /* what describes each file: the above */
+	struct rec_rotate *rot;    /* rotated, bounded or flight recorder output */
+	int rot_error;             /* what stopped it, message in err */
 	uint64_t start_ns;         /* before the prologue: SYNTH time, time.start_ns */
 	uint64_t run_ns, end_ns;   /* events enabled .. disabled */
 	char err[1024];
@@ -227,6 +237,15 @@ static bool run_loop(struct rec_session *s, int *wstatus)
 		if (stop_signal || atomic_load(&s->drain.error) ||
 		    (deadline && rec_now_ns() >= deadline))
 			break;
+		if (s->rot) {
+			int r = rec_rotate_tick(s->rot, (unsigned long)usr2_count, &stop_signal,
+						s->err, sizeof(s->err));
+
+			if (r) {
+				s->rot_error = r < 0 ? r : 0;
+				break;  /* an error, or --max-size reached */
+			}
+		}
 		sleep_ms(LOOP_MS);
 	}
 	if (s->target.child > 0) {
@@ -245,14 +264,8 @@ static bool run_loop(struct rec_session *s, int *wstatus)
 	return have_status;
 }
 
-static void print_summary(const struct rec_session *s, const struct rec_counters *c,
-			  const struct amb_writer_stats *ws, uint64_t raw_saved)
+static void print_warnings(const struct rec_session *s, const struct rec_counters *c)
 {
-	struct stat st;
-	double secs = s->run_ns ? (double)(s->end_ns - s->run_ns) / 1e9 : 0.0;
-	double raw = (double)(ws->raw_bytes - AMB_MIN(raw_saved, ws->raw_bytes)) / 1e6;
-	double file = stat(s->opts.output, &st) ? (double)ws->file_bytes / 1e6
-						: (double)st.st_size / 1e6;
 	uint64_t lost = c->lost_records + c->lost_samples;
 
 	if (lost)
@@ -265,6 +278,19 @@ static void print_summary(const struct rec_session *s, const struct rec_counters
 		amb_warn("the writer queue was full %lu times: compression or the disk could not "
 			 "keep up and draining waited (try a lower -z)",
 			 (unsigned long)atomic_load(&s->drain.queue_full));
+}
+
+static void print_summary(const struct rec_session *s, const struct rec_counters *c,
+			  const struct amb_writer_stats *ws, uint64_t raw_saved)
+{
+	struct stat st;
+	double secs = s->run_ns ? (double)(s->end_ns - s->run_ns) / 1e9 : 0.0;
+	double raw = (double)(ws->raw_bytes - AMB_MIN(raw_saved, ws->raw_bytes)) / 1e6;
+	double file = stat(s->opts.output, &st) ? (double)ws->file_bytes / 1e6
+						: (double)st.st_size / 1e6;
+	uint64_t lost = c->lost_records + c->lost_samples;
+
+	print_warnings(s, c);
 	fprintf(stderr, "[ amber-rec: captured %" PRIu64 " samples (%" PRIu64 " lost) in %.1f s; "
 		"raw %.2f MB, file %.2f MB (ratio %.1fx) -> %s ]\n",
 		c->samples, lost, secs, raw, file, file > 0 ? raw / file : 0.0, s->opts.output);
@@ -295,10 +321,123 @@ static uint64_t trim_kernel_symbols(struct rec_session *s)
 static void rec_session_free(struct rec_session *s)
 {
 	rec_drain_free(&s->drain);
+	rec_rotate_free(s->rot);
 	rec_evlist_close(&s->evlist);
 	rec_target_free(&s->target);
 	rec_events_free(&s->events);
 	rec_opts_free(&s->opts);
+}
+
+/*
+ * Enable the events (a command's at exec), start the command and wait for
+ * the end.  Returns the exit status; *@exec_failed when the command could
+ * not be run (message in s->err).
+ */
+static int start_and_run(struct rec_session *s, int *wstatus, bool *have_status,
+			 bool *exec_failed)
+{
+	int err, ret;
+
+	s->run_ns = rec_now_ns();
+	if (s->rot)
+		rec_rotate_running(s->rot, s->run_ns);
+	if (s->target.kind != REC_TARGET_CMD)
+		rec_evlist_enable(&s->evlist, true);
+	err = rec_target_start(&s->target);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->opts.argv[0], strerror(-err));
+		ret = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NO_EXEC;
+		rec_reap(s->target.child, NULL);
+		s->target.child = 0;
+		*exec_failed = true;
+	} else {
+		*have_status = run_loop(s, wstatus);
+		ret = !*have_status ? 0 : WIFSIGNALED(*wstatus) ? 128 + WTERMSIG(*wstatus)
+								: WEXITSTATUS(*wstatus);
+	}
+	rec_evlist_enable(&s->evlist, false);
+	s->end_ns = rec_now_ns();
+	return ret;
+}
+
+/*
+ * A recording whose output is not one plain file (rotate.c): files
+ * switched on SIGUSR2, at a size or a time, a disk budget, or the flight
+ * recorder.  Returns the exit status.
+ */
+static int record_rotating(struct rec_session *s)
+{
+	struct rec_rotate_end end = { .stop = &stop_signal };
+	struct rec_counters totals;
+	struct rec_rotate_stats rs;
+	struct rec_sink sink;
+	struct sigaction sa;
+	int err, ret = EXIT_REC_FAIL, wstatus = 0;
+	bool have_status = false, exec_failed = false;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
+	s->start_ns = rec_now_ns();
+	err = rec_rotate_open(&s->rot, &s->desc, &s->drain, s->start_ns, s->err, sizeof(s->err));
+	if (err) {
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+		return EXIT_REC_FAIL;
+	}
+	rec_rotate_sink(s->rot, &sink);
+	rec_drain_set_sink(&s->drain, &sink);
+	err = rec_drain_start(&s->drain, s->evlist.rings, s->evlist.nr_rings, NULL,
+			      &s->events.v[0].attr, rec_rotate_block_bytes(s->rot, BLOCK_BYTES),
+			      s->opts.flush_ms, WRITER_QUEUE);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "starting the drain thread: %s", strerror(-err));
+		s->rot_error = err;
+	} else {
+		ret = start_and_run(s, &wstatus, &have_status, &exec_failed);
+	}
+	if (!s->end_ns)
+		s->end_ns = rec_now_ns();
+	rec_drain_stop(&s->drain);
+	rec_drain_totals(&s->drain, &totals);
+	err = atomic_load(&s->drain.error);
+	if (err && !s->rot_error) {
+		s->rot_error = err;
+		snprintf(s->err, sizeof(s->err), "writing: %s", amb_strerror(err));
+	}
+	if (s->rot_error || exec_failed) {
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+		if (s->rot_error)
+			ret = EXIT_REC_FAIL;
+	}
+	/* The signal that ended the recording is spent; a new one stops the
+	 * trim of the last file. */
+	stop_signal = 0;
+	end.end_ns = s->end_ns;
+	end.have_status = have_status;
+	end.wstatus = wstatus;
+	err = rec_rotate_close(s->rot, &end, s->err, sizeof(s->err));
+	if (err) {
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+		ret = EXIT_REC_FAIL;
+	}
+	rec_rotate_get_stats(s->rot, &rs);
+	print_warnings(s, &totals);
+	if (rs.budget_reached)
+		fprintf(stderr, "amber-rec: stopped before --max-size %" PRIu64 " bytes was passed\n",
+			s->opts.max_size);
+	if (rs.flight_dropped)
+		fprintf(stderr, "amber-rec: the flight recorder let go of %" PRIu64 " older samples "
+			"(it keeps %s)\n", rs.flight_dropped, s->opts.flight_spec);
+	fprintf(stderr, "[ amber-rec: captured %" PRIu64 " samples (%" PRIu64 " lost) in %.1f s; ",
+		totals.samples, totals.lost_records + totals.lost_samples,
+		s->run_ns ? (double)(s->end_ns - s->run_ns) / 1e9 : 0.0);
+	if (rs.files > 1)
+		fprintf(stderr, "%u files, %.2f MB%s: %s ... %s ]\n", rs.files, (double)rs.bytes / 1e6,
+			rs.removed ? " (older ones removed)" : "", rs.first, rs.last);
+	else
+		fprintf(stderr, "file %.2f MB -> %s ]\n", (double)rs.bytes / 1e6,
+			rs.first ? rs.first : "(none)");
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -360,6 +499,16 @@ int main(int argc, char **argv)
 			      s->err, sizeof(s->err));
 	if (err)
 		goto fail;
+	s->desc = (struct rec_describe){
+		.argc = argc, .argv = argv, .opts = &s->opts, .events = &s->events,
+		.target = &s->target, .evlist = &s->evlist, .ring_pages = pages,
+		.tracepoints = s->sampling.raw,
+	};
+	if (rec_opts_rotating(&s->opts)) {
+		ret = record_rotating(s);
+		rec_session_free(s);
+		return ret;
+	}
 
 	err = rec_output_move_old(s->opts.output);
 	if (err) {
@@ -378,11 +527,6 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 
-	s->desc = (struct rec_describe){
-		.argc = argc, .argv = argv, .opts = &s->opts, .events = &s->events,
-		.target = &s->target, .evlist = &s->evlist, .ring_pages = pages,
-		.tracepoints = s->sampling.raw,
-	};
 	s->start_ns = rec_now_ns();
 	err = write_prologue(s);
 	if (!err)
@@ -393,24 +537,7 @@ int main(int argc, char **argv)
 		snprintf(s->err, sizeof(s->err), "writing %s: %s", s->opts.output, amb_strerror(err));
 		goto close;
 	}
-	s->run_ns = rec_now_ns();
-	if (s->target.kind != REC_TARGET_CMD)
-		rec_evlist_enable(&s->evlist, true);
-	err = rec_target_start(&s->target);
-	if (err) {
-		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->opts.argv[0], strerror(-err));
-		ret = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NO_EXEC;
-		rec_reap(s->target.child, NULL);
-		s->target.child = 0;
-		err = 0;
-		exec_failed = true;
-	} else {
-		have_status = run_loop(s, &wstatus);
-		ret = !have_status ? 0 : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus)
-							      : WEXITSTATUS(wstatus);
-	}
-	rec_evlist_enable(&s->evlist, false);
-	s->end_ns = rec_now_ns();
+	ret = start_and_run(s, &wstatus, &have_status, &exec_failed);
 	rec_drain_stop(&s->drain);
 	rec_drain_totals(&s->drain, &totals);
 	err = atomic_load(&s->drain.error);
