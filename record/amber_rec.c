@@ -31,6 +31,7 @@
 
 #include <amber/common.h>
 #include <amber/format.h>
+#include "common/util.h"
 #include "record/buildid.h"
 #include "record/describe.h"
 #include "record/drain.h"
@@ -38,9 +39,11 @@
 #include "record/events/events.h"
 #include "record/events/tracefs.h"
 #include "record/evsel.h"
+#include "record/filter.h"
 #include "record/ksyms_trim.h"
 #include "record/options.h"
 #include "record/output.h"
+#include "record/privileges.h"
 #include "record/rotate.h"
 #include "record/stat.h"
 #include "record/sysutil.h"
@@ -123,6 +126,7 @@ struct rec_session {
 	struct amb_writer *w;
 	struct rec_drain drain;
 	struct rec_describe desc;  /* what describes each file: the above */
+	const char **filters;      /* --filter of each event, or NULL (per event) */
 	struct rec_rotate *rot;    /* rotated, bounded or flight recorder output */
 	int rot_error;             /* what stopped it, message in err */
 	uint64_t start_ns;         /* before the prologue: SYNTH time, time.start_ns */
@@ -137,12 +141,42 @@ static int parse_events(struct rec_session *s)
 	char **specs = s->opts.nr_event_specs ? s->opts.event_specs : def;
 	size_t n = s->opts.nr_event_specs ? s->opts.nr_event_specs : 1;
 
+	size_t *spec_of = NULL, cap = 0;
+
 	for (size_t i = 0; i < n; i++) {
+		size_t first = s->events.n;
 		int err = rec_events_parse(&s->events, specs[i], s->err, sizeof(s->err));
 
-		if (err)
+		if (!err && amb_ensure_cap((void **)&spec_of, &cap, sizeof(*spec_of), s->events.n))
+			err = -ENOMEM;
+		if (err == -ENOENT && strchr(specs[i], ':') && !rec_tracefs_root() &&
+		    errno == EACCES) {
+			/* A tracepoint, most likely: say why tracefs is closed. */
+			size_t len = strlen(s->err);
+
+			snprintf(s->err + len, sizeof(s->err) - len, ";\n  ");
+			len = strlen(s->err);
+			rec_priv_tracefs_why(EACCES, (unsigned)geteuid(), s->err + len,
+					     sizeof(s->err) - len);
+		}
+		if (err) {
+			free(spec_of);
 			return err;
+		}
+		for (size_t e = first; e < s->events.n; e++)
+			spec_of[e] = i;
 	}
+	/* --filter: for the events of the -e before it. */
+	s->filters = calloc(s->events.n ? s->events.n : 1, sizeof(*s->filters));
+	if (!s->filters) {
+		free(spec_of);
+		return -ENOMEM;
+	}
+	for (size_t f = 0; f < s->opts.nr_filters; f++)
+		for (size_t e = 0; e < s->events.n; e++)
+			if (spec_of[e] == s->opts.filters[f].spec)
+				s->filters[e] = s->opts.filters[f].expr;
+	free(spec_of);
 	/* Only the default event may be replaced (cycles by cpu-clock). */
 	for (size_t i = 0; !s->opts.nr_event_specs && i < s->events.n; i++)
 		s->events.v[i].implicit = true;
@@ -186,6 +220,62 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	 * full: on a busy machine a thread that wakes often for a short copy
 	 * gets a CPU sooner than one that copies 8 MiB at a time. */
 	sp->wakeup_bytes = (uint32_t)AMB_MIN(ring_bytes / 4, (size_t)WAKEUP_MAX_BYTES);
+}
+
+/*
+ * What the events about to be opened need of the kernel's permissions
+ * (privileges.c), said before anything is opened: an error with the ways
+ * to get what is missing, or notes for what will be left out.  Kernel
+ * samples the kernel would refuse are left out here (user space only, as
+ * perf does), and a default ring is made to fit the locked-memory limit.
+ */
+static int check_privileges(struct rec_session *s, unsigned *pages)
+{
+	struct rec_priv_state st;
+	struct rec_priv_need need = { 0 };
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	bool per_task = s->target.kind != REC_TARGET_SYSTEM;
+	char notes[2048];
+	int err;
+
+	rec_priv_probe(&st, s->sampling.raw);
+	need.cpu_wide = !per_task;
+	need.cpu_wide_why = s->opts.cgroup ? "-G" : s->opts.cpulist ? "-C" : "-a";
+	for (size_t i = 0; i < s->events.n; i++) {
+		struct rec_event *ev = &s->events.v[i];
+
+		if (per_task && !ev->user_modifiers && !ev->attr.exclude_kernel &&
+		    !rec_priv_perfmon(&st) && st.paranoid > 1) {
+			ev->attr.exclude_kernel = 1;
+			ev->attr.exclude_hv = 1;
+			need.kernel = true;  /* wanted: the note says it is left out */
+		}
+		need.kernel |= !ev->attr.exclude_kernel;
+		need.tracepoints |= ev->tracepoint;
+		/* The kernel lets anyone sample syscall tracepoints of their own
+		 * tasks (TRACE_EVENT_FL_CAP_ANY). */
+		need.raw_tracepoints |= ev->tracepoint &&
+					(!per_task || strcmp(ev->tp_system, "syscalls"));
+	}
+	need.nr_rings = s->target.nr_cpus;
+	need.page_size = psz;
+	if (!s->opts.mmap_pages) {
+		unsigned fit = rec_priv_ring_pages(&st, *pages, need.nr_rings, psz);
+
+		if (fit && fit < *pages)
+			amb_warn("rings of %u pages per CPU instead of %u, to fit the memory you "
+				 "may lock (kernel.perf_event_mlock_kb, 'ulimit -l'): more samples "
+				 "may be lost", fit, *pages);
+		if (fit)
+			*pages = fit;
+	}
+	need.ring_pages = *pages;
+	err = rec_priv_check(&need, &st, s->err, sizeof(s->err), notes, sizeof(notes));
+	for (char *save = NULL, *l = strtok_r(notes, "\n", &save); !err && l;
+	     l = strtok_r(NULL, "\n", &save))
+		amb_warn("%s", l);
+	s->desc.kallsyms_explained = need.kernel && !rec_priv_kallsyms_visible(&st);
+	return err;
 }
 
 /* The prologue of the file (FORMAT.md §9): written before any sample. */
@@ -320,6 +410,7 @@ static uint64_t trim_kernel_symbols(struct rec_session *s)
 
 static void rec_session_free(struct rec_session *s)
 {
+	free(s->filters);
 	rec_drain_free(&s->drain);
 	rec_rotate_free(s->rot);
 	rec_evlist_close(&s->evlist);
@@ -494,15 +585,22 @@ int main(int argc, char **argv)
 	pages = s->opts.mmap_pages ? s->opts.mmap_pages
 		: rec_opts_default_pages(&s->opts, s->target.nr_cpus,
 					 (size_t)sysconf(_SC_PAGESIZE));
+	err = check_privileges(s, &pages);
+	if (err)
+		goto fail;
 	setup_sampling(s, pages);
 	err = rec_evlist_open(&s->evlist, &s->events, &s->sampling, &s->target, pages,
 			      s->err, sizeof(s->err));
+	for (size_t e = 0; !err && e < s->events.n; e++)
+		if (s->filters[e])
+			err = rec_filter_set(&s->evlist, e, s->filters[e], s->err, sizeof(s->err));
 	if (err)
 		goto fail;
 	s->desc = (struct rec_describe){
 		.argc = argc, .argv = argv, .opts = &s->opts, .events = &s->events,
 		.target = &s->target, .evlist = &s->evlist, .ring_pages = pages,
-		.tracepoints = s->sampling.raw,
+		.tracepoints = s->sampling.raw, .filters = s->filters,
+		.kallsyms_explained = s->desc.kallsyms_explained,
 	};
 	if (rec_opts_rotating(&s->opts)) {
 		ret = record_rotating(s);

@@ -155,7 +155,7 @@ int rec_snapshot_take(const struct rec_describe *d, uint64_t time, bool descenda
 	memset(snap, 0, sizeof(*snap));
 	snap->time = time;
 	snap->kallsyms = rec_kallsyms_read(&snap->kallsyms_len);
-	if (!snap->kallsyms && warn) {
+	if (!snap->kallsyms && warn && !(errno == EPERM && d->kallsyms_explained)) {
 		if (errno == EPERM)
 			amb_warn("kernel.kptr_restrict hides kernel addresses (/proc/kallsyms reads "
 				 "as zeros): kernel symbols will not be resolved; "
@@ -247,19 +247,33 @@ int rec_describe_start(const struct rec_describe *d, struct amb_writer *w,
 		snprintf(target, sizeof(target), "command %s", d->opts->argv[0]);
 		break;
 	case REC_TARGET_PID:
-		snprintf(target, sizeof(target), "pid %d%s", (int)t->procs[0],
-			 t->nr_procs > 1 ? " ..." : "");
+		if (t->user)
+			snprintf(target, sizeof(target), "uid %u", (unsigned)t->uid);
+		else
+			snprintf(target, sizeof(target), "pid %d%s", (int)t->procs[0],
+				 t->nr_procs > 1 ? " ..." : "");
 		break;
 	case REC_TARGET_TID:
 		snprintf(target, sizeof(target), "tid %d%s", (int)t->threads[0],
 			 t->nr_threads > 1 ? " ..." : "");
 		break;
 	default:
-		snprintf(target, sizeof(target), "system-wide");
+		if (t->cgroup)
+			snprintf(target, sizeof(target), "system-wide, cgroup %s", t->cgroup);
+		else
+			snprintf(target, sizeof(target), "system-wide");
 		break;
 	}
 	snprintf(cpus, sizeof(cpus), "%s", d->opts->cpulist ? d->opts->cpulist : "all");
 	err = rec_meta_start(&b, d->argc, d->argv, target, cpus, d->ring_pages, start_ns);
+	for (size_t e = 0; !err && d->filters && e < d->events->n; e++) {
+		char key[48];
+
+		if (!d->filters[e])
+			continue;
+		snprintf(key, sizeof(key), "event.%zu.filter", e);
+		err = amb_kv_put_str(&b, key, d->filters[e]);
+	}
 	if (!err && meta_extra)
 		err = amb_buf_append(&b, meta_extra->data, meta_extra->len);
 	if (!err)

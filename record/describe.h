@@ -32,6 +32,8 @@ struct rec_describe {
 	const struct rec_evlist *evlist;
 	unsigned ring_pages;
 	bool tracepoints;          /* some event is a tracepoint: TRACEFS formats */
+	const char *const *filters;  /* per event: its --filter, or NULL; or NULL */
+	bool kallsyms_explained;   /* hidden kernel addresses were said already */
 };
 
 /* The machine at one instant: its kernel symbols, and SYNTH records and

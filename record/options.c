@@ -498,6 +498,10 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 				snprintf(err, errlen, "--filter '%s': out of memory", optarg);
 				return -ENOMEM;
 			}
+			if (o->nr_filters &&
+			    o->filters[o->nr_filters - 1].spec == o->nr_event_specs - 1)
+				return fail(err, errlen, "--filter '%s': one --filter per -e (join "
+					    "the conditions with && or ||)", optarg);
 			o->filters[o->nr_filters].spec = o->nr_event_specs - 1;
 			o->filters[o->nr_filters++].expr = optarg;
 			break;

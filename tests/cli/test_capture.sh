@@ -123,5 +123,81 @@ test_names() {
 	fi
 }
 
+# --- -G: a cgroup's tasks only --------------------------------------------------------
+test_cgroup() {
+	guards rec_cgroup || return 0
+	# mountinfo: ... MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
+	fstype='{ for (i = 7; i < NF; i++) if ($i == "-") { t = $(i + 1); break } }'
+	mnt=$(awk "$fstype"' t == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	if [ -z "$mnt" ] ||
+	   awk "$fstype"' t == "cgroup" && $NF ~ /perf_event/ { f = 1 } END { exit !f }' /proc/self/mountinfo; then
+		skip rec_cgroup "no cgroup2 hierarchy holding the perf_event controller"
+		return 0
+	fi
+	cg=amber-test-$$
+	if ! mkdir "$mnt/$cg" 2>"$T/cg.err"; then
+		skip rec_cgroup "cannot create a cgroup: $(head -n 1 "$T/cg.err")"
+		return 0
+	fi
+	# A spinner inside the cgroup, another outside.
+	bg_start "$T/in.out" sh -c "echo \$\$ >'$mnt/$cg/cgroup.procs' && exec '$SP' --seconds 60"
+	in=$(wait_for_line "$T/in.out" 10)
+	bg_start "$T/out.out" "$SP" --seconds 60
+	out=$(wait_for_line "$T/out.out" 10)
+	"$REC" -e cpu-clock -G "$cg" --duration 1 -o "$T/cg.amber" >/dev/null 2>"$T/cg.err"
+	rc=$?
+	pids=$("$ANA" script --fields pid "$T/cg.amber" 2>/dev/null | awk '{ sub("/.*", "", $1); print $1 }' | sort -u)
+	if [ "$rc" = 0 ] && [ -n "$in" ] && [ "$pids" = "$in" ] &&
+	   "$ANA" info "$T/cg.amber" | grep -q "^  target  *system-wide, cgroup $cg$"; then
+		ok rec_cgroup
+	else
+		fail rec_cgroup "exit $rc, in the cgroup $in, outside $out, sampled: $(echo $pids): $(tail -n 1 "$T/cg.err")"
+	fi
+	"$REC" -e cpu-clock -G "$cg-none" --duration 1 -o "$T/cg2.amber" >/dev/null 2>"$T/cg2.err"
+	rc=$?
+	[ "$rc" = 125 ] && grep -q "amber-rec: error: -G $cg-none: cannot open $mnt/$cg-none: No such file" "$T/cg2.err" &&
+		ok rec_cgroup_missing || fail rec_cgroup_missing "exit $rc: $(head -n 1 "$T/cg2.err")"
+	kill "$in" "$out" 2>/dev/null
+	wait_until 10 sh -c "! [ -s '$mnt/$cg/cgroup.procs' ]"
+	rmdir "$mnt/$cg"
+}
+
+# --- --filter: the kernel keeps the matching hits only, or says why not ---------------
+test_filter() {
+	guards rec_filter || return 0
+	mount_tracefs rec_filter || return 0
+	"$REC" -e sched:sched_switch --filter "prev_comm == \"worker-1\"" -o "$T/f.amber" -- \
+		"$WL" --threads 2 --work 0 --sleep-ms 50 >/dev/null 2>"$T/f.err"
+	rc=$?
+	"$ANA" script --fields trace "$T/f.amber" 2>/dev/null | sed -n 's/.*prev_comm=\([^ ]*\) .*/\1/p' |
+		sort | uniq -c >"$T/f.comms"
+	if [ "$rc" = 0 ] && [ "$(wc -l <"$T/f.comms")" = 1 ] &&
+	   awk '$2 == "worker-1" && $1 >= 50 { f = 1 } END { exit !f }' "$T/f.comms" &&
+	   "$ANA" info "$T/f.amber" | grep -q '^  event.0.filter  *prev_comm == "worker-1"$'; then
+		ok rec_filter
+	else
+		fail rec_filter "exit $rc, switches out of: $(cat "$T/f.comms" | tr '\n' ' '): $(tail -n 1 "$T/f.err")"
+	fi
+
+	"$REC" -e sched:sched_switch --filter 'no_such_field == 1' -o "$T/fbad.amber" -- true >/dev/null 2>"$T/fbad.err"
+	rc=$?
+	# The kernel's parse error, with the caret under the field.
+	if [ "$rc" = 125 ] && [ ! -e "$T/fbad.amber" ] &&
+	   grep -q "^amber-rec: error: --filter 'no_such_field == 1' on sched:sched_switch: the kernel refused it: Field not found$" "$T/fbad.err" &&
+	   grep -q '^    no_such_field == 1$' "$T/fbad.err" && grep -q '^    *\^$' "$T/fbad.err" &&
+	   grep -q 'none' "$(tracefs_dir)/events/sched/sched_switch/filter"; then
+		ok rec_filter_refused
+	else
+		fail rec_filter_refused "exit $rc: $(cat "$T/fbad.err")"
+	fi
+
+	"$REC" -e cpu-clock --filter 'x == 1' -o "$T/fcpu.amber" -- true >/dev/null 2>"$T/fcpu.err"
+	rc=$?
+	[ "$rc" = 125 ] && grep -q "event 'cpu-clock' is not a tracepoint" "$T/fcpu.err" &&
+		ok rec_filter_not_tracepoint || fail rec_filter_not_tracepoint "exit $rc: $(head -n 1 "$T/fcpu.err")"
+}
+
 test_names
+test_cgroup
+test_filter
 finish
