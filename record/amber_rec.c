@@ -83,7 +83,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: amber-rec [OPTIONS] -- COMMAND [ARGS]\n"
-		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -a | -C CPUS\n"
+		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -u USER | -a | -C CPUS\n"
+		"                 | -G CGROUP\n"
 		"       amber-rec stat [OPTIONS] -- COMMAND [ARGS]   (amber-rec stat --help)\n"
 		"       amber-rec --list-events [PATTERN] [-v]\n\n"
 		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
@@ -95,10 +96,24 @@ static void usage(FILE *f)
 		"  -b, --branch             branch stacks (needs a PMU with LBR/BRBE)\n"
 		"  -p, --pid PIDS           attach to processes (all their threads)\n"
 		"  -t, --tid TIDS           attach to threads\n"
+		"  -u, --uid USER           attach to the processes a user runs (name or number)\n"
 		"  -a, --all-cpus           system-wide\n"
 		"  -C, --cpu LIST           only these CPUs (system-wide on them)\n"
+		"  -G, --cgroup CGROUP      system-wide, only the tasks of a cgroup (a path in the\n"
+		"                           cgroup hierarchy, e.g. system.slice/foo.service)\n"
+		"      --filter EXPR        tracepoint filter for the -e before it (the kernel's\n"
+		"                           syntax: 'prev_comm == \"sshd\" && prev_state == 1')\n"
 		"      --duration SECONDS   stop after this long\n"
 		"  -o, --output FILE        output (default %s; an old one becomes FILE.old)\n"
+		"      --switch-output[=signal|SIZE|TIME]  a new file on SIGUSR2 (and at SIZE, such\n"
+		"                           as 100M, or every TIME, such as 10m): FILE becomes\n"
+		"                           STEM.YYYYmmdd-HHMMSS.mmm.amber, each one whole\n"
+		"      --switch-max-files N keep only the newest N files\n"
+		"      --max-size SIZE      stop (with --switch-output: begin the next file)\n"
+		"                           before a file passes SIZE bytes (K, M, G)\n"
+		"      --flight-recorder[=SIZE|TIME]  keep only the newest SIZE (default 64M) or\n"
+		"                           TIME of samples in memory; write them on SIGUSR2 and\n"
+		"                           at the end (--overwrite: perf's name, the default)\n"
 		"  -m, --mmap-pages N       ring pages per CPU, a power of two\n"
 		"  -z, --compression-level N  zstd level, 0 stores raw (default %d)\n"
 		"      --flush-interval MS  write staged records at least this often (default %u)\n"
@@ -462,13 +477,9 @@ static int record_rotating(struct rec_session *s)
 	struct rec_counters totals;
 	struct rec_rotate_stats rs;
 	struct rec_sink sink;
-	struct sigaction sa;
 	int err, ret = EXIT_REC_FAIL, wstatus = 0;
 	bool have_status = false, exec_failed = false;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr2;
-	sigaction(SIGUSR2, &sa, NULL);
 	s->start_ns = rec_now_ns();
 	err = rec_rotate_open(&s->rot, &s->desc, &s->drain, s->start_ns, s->err, sizeof(s->err));
 	if (err) {
@@ -574,6 +585,10 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* SIGUSR2 switches files or dumps the flight recorder; to a plain
+	 * recording it means nothing, rather than its default, death. */
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	err = parse_events(s);
