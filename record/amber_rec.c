@@ -39,7 +39,7 @@
 #include "record/events/events.h"
 #include "record/events/tracefs.h"
 #include "record/evsel.h"
-#include "record/filter.h"
+#include "record/tp_filter.h"
 #include "record/ksyms_trim.h"
 #include "record/options.h"
 #include "record/output.h"

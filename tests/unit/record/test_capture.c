@@ -3,7 +3,7 @@
  * opens anything: the permission rules of perf_event_open on made-up
  * states (privileges.c), the cgroup hierarchy of perf_event in mountinfo
  * text (cgroup.c), and the kernel's words on a refused tracepoint filter
- * (filter.c). */
+ * (tp_filter.c). */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "record/cgroup.h"
-#include "record/filter.h"
+#include "record/tp_filter.h"
 #include "record/privileges.h"
 
 /* A user without capabilities on a stock kernel. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record/filter.h - tracepoint filters (--filter, filter.c): set on every
+ * record/tp_filter.h - tracepoint filters (--filter, tp_filter.c): set on every
  * descriptor of their events with PERF_EVENT_IOC_SET_FILTER, and when the
  * kernel refuses one, its own words on why.
  */
-#ifndef AMB_REC_FILTER_H
-#define AMB_REC_FILTER_H
+#ifndef AMB_REC_TP_FILTER_H
+#define AMB_REC_TP_FILTER_H
 
 #include <stddef.h>
 
@@ -30,4 +30,4 @@ int rec_filter_set(struct rec_evlist *el, size_t e, const char *expr, char *err,
  */
 int rec_filter_parse_error(const char *text, char *out, size_t outlen);
 
-#endif /* AMB_REC_FILTER_H */
+#endif /* AMB_REC_TP_FILTER_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/filter.c - tracepoint filters, as perf's --filter sets them: the
+ * record/tp_filter.c - tracepoint filters, as perf's --filter sets them: the
  * expression goes to every descriptor of the event with
  * PERF_EVENT_IOC_SET_FILTER, so the kernel drops the hits that do not
  * match before they reach the ring.
@@ -24,7 +24,7 @@
 
 #include "common/util.h"
 #include "record/events/tracefs.h"
-#include "record/filter.h"
+#include "record/tp_filter.h"
 
 int rec_filter_parse_error(const char *text, char *out, size_t outlen)
 {
