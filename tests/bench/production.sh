@@ -13,10 +13,8 @@
 #   F999  -a -F 999 -g      long-running production profiling uses)
 #
 # amber-rec stops itself (--duration), perf records `sleep SECONDS`, with
-# -N: perf 6.1 dies in its ~/.debug build-id cache now and then on a busy
-# machine (util/build-id.c:1010), and without -N copying binaries into that
-# cache would be added to its CPU time (it still reads its file back for
-# build-ids at the end).  The
+# -N: no copies of binaries into ~/.debug (perf still reads its file back
+# for build-ids at the end).  The
 # three recorders take turns, in a rotating order, BENCH_PROD_REPEAT times
 # (default 3); the median of each column is shown:
 #
