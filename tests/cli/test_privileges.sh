@@ -15,8 +15,12 @@ TUSER=ambpriv$$
 PARANOID=/proc/sys/kernel/perf_event_paranoid
 OLD_PARANOID=""
 
+USER_PIDS=""
+
 cleanup() {
-	pkill -u "$TUSER" 2>/dev/null
+	for _p in $USER_PIDS; do
+		kill "$_p" 2>/dev/null
+	done
 	id "$TUSER" >/dev/null 2>&1 && userdel "$TUSER" 2>/dev/null
 	[ -n "$OLD_PARANOID" ] && echo "$OLD_PARANOID" >"$PARANOID"
 	_lib_cleanup
@@ -93,7 +97,9 @@ test_user() {
 
 	# -u: root records the user's processes, and nobody else's.
 	runuser -u "$TUSER" -- "$SP" --seconds 60 >"$T/usp.out" 2>/dev/null &
+	USER_PIDS="$USER_PIDS $!"
 	usp=$(wait_for_line "$T/usp.out" 10)
+	USER_PIDS="$USER_PIDS $usp"
 	run_timeout 60 "$REC" -e cpu-clock -u "$TUSER" --duration 1 -o "$T/uid.amber" >/dev/null 2>"$T/uid.err"
 	rc=$?
 	pids=$("$ANA" script --fields pid "$T/uid.amber" 2>/dev/null | awk '{ sub("/.*", "", $1); print $1 }' | sort -u)
