@@ -8,10 +8,11 @@
 SRC=$ROOT/testdata/programs
 W=$PROG/workload
 WNOFP=$PROG/workload-nofp
+WSTATIC=$PROG/workload-static
 
 t_built() {
 	_missing=""
-	for p in workload workload-nofp spinner forker; do
+	for p in workload workload-nofp workload-static spinner forker; do
 		[ -x "$PROG/$p" ] || _missing="$_missing $p"
 	done
 	if [ -n "$_missing" ]; then
@@ -22,7 +23,7 @@ t_built() {
 }
 
 t_help() {
-	for p in workload workload-nofp spinner forker; do
+	for p in workload workload-nofp workload-static spinner forker; do
 		[ -x "$PROG/$p" ] || continue
 		if ! out=$(run_timeout 10 "$PROG/$p" --help 2>&1); then
 			fail programs_help "$p --help exited non-zero"
@@ -61,6 +62,7 @@ t_checksum() {
 	a=$(checksum "$W" --work 20)
 	b=$(checksum "$W" --work 20)
 	c=$(checksum "$WNOFP" --work 20)
+	g=$(checksum "$WSTATIC" --work 20)
 	d=$(checksum "$W" --work 20 --mix 1,0,0)
 	e=$(checksum "$W" --work 20 --mix 0,1,0)
 	f=$(checksum "$W" --work 20 --threads 3)
@@ -70,6 +72,8 @@ t_checksum() {
 		fail workload_checksum "two identical runs differ: $a $b"
 	elif [ "$a" != "$c" ]; then
 		fail workload_checksum "workload and workload-nofp differ: $a $c"
+	elif [ "$a" != "$g" ]; then
+		fail workload_checksum "workload and workload-static differ: $a $g"
 	elif [ -z "$d" ] || [ "$d" = "$e" ] || [ "$d" = "$a" ]; then
 		fail workload_checksum "--mix does not change the checksum: $a $d $e"
 	elif [ -z "$f" ] || [ "$f" = "$a" ]; then
@@ -85,7 +89,12 @@ t_symbols() {
 	need_cmd workload_symbols nm || return 0
 	need_cmd workload_symbols readelf || return 0
 	need_file workload_symbols "$W" || return 0
-	for bin in "$W" "$WNOFP"; do
+	# workload-static: no shared library at all.
+	if [ -x "$WSTATIC" ] && readelf -d "$WSTATIC" 2>/dev/null | grep -q NEEDED; then
+		fail workload_symbols "workload-static needs shared libraries: $(readelf -d "$WSTATIC" | grep NEEDED)"
+		return
+	fi
+	for bin in "$W" "$WNOFP" "$WSTATIC"; do
 		syms=$(nm "$bin" | awk '$2 ~ /^[tT]$/ { print $3 }')
 		for s in worker_main run_mix hot_a hot_b hot_c level1 level2 level3 level4 \
 			sort_items cmp_items syscall_phase sleep_phase; do
