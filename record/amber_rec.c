@@ -42,6 +42,7 @@
 #include "record/ksyms_trim.h"
 #include "record/meta.h"
 #include "record/options.h"
+#include "record/sched.h"
 #include "record/synthesize.h"
 #include "record/sysutil.h"
 #include "record/target.h"
@@ -75,7 +76,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: amber-rec [OPTIONS] -- COMMAND [ARGS]\n"
 		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -a | -C CPUS\n"
-		"       amber-rec --list-events [PATTERN]\n\n"
+		"       amber-rec --list-events [PATTERN]\n"
+		"       amber-rec sched [OPTIONS] [-- COMMAND]  (amber-rec sched --help)\n\n"
 		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
 		"  -F, --freq HZ            samples per second (default %u)\n"
 		"  -c, --count PERIOD       sample every PERIOD events instead\n"
@@ -87,6 +89,12 @@ static void usage(FILE *f)
 		"  -t, --tid TIDS           attach to threads\n"
 		"  -a, --all-cpus           system-wide\n"
 		"  -C, --cpu LIST           only these CPUs (system-wide on them)\n"
+		"      --off-cpu            add the scheduler tracepoints (sched_switch with\n"
+		"                           the -g/--call-graph stacks, sched_waking, ...) and,\n"
+		"                           unless system-wide, context-switch records: for\n"
+		"                           amber-analyze report/flame --off-cpu and sched\n"
+		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
+		"      --sched              the scheduler only, as amber-rec sched\n"
 		"      --duration SECONDS   stop after this long\n"
 		"  -o, --output FILE        output (default %s; an old one becomes FILE.old)\n"
 		"  -m, --mmap-pages N       ring pages per CPU, a power of two\n"
@@ -165,7 +173,7 @@ static int move_old_output(const char *path)
 
 static int parse_events(struct rec_session *s)
 {
-	static char default_spec[] = "cycles";
+	static char default_spec[] = REC_DEFAULT_EVENT;
 	char *def[] = { default_spec };
 	char **specs = s->opts.nr_event_specs ? s->opts.event_specs : def;
 	size_t n = s->opts.nr_event_specs ? s->opts.nr_event_specs : 1;
@@ -210,6 +218,7 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	sp->stack_size = s->opts.stack_size;
 	sp->data = s->opts.data;
 	sp->branch = s->opts.branch;
+	sp->switch_events = s->opts.switch_events;
 	sp->enable_on_exec = s->target.kind == REC_TARGET_CMD;
 	sp->inherit = s->target.kind != REC_TARGET_TID && s->target.kind != REC_TARGET_SYSTEM;
 	/* Wake the drain thread when a quarter of the ring, or 2 MiB, is
@@ -543,16 +552,34 @@ int main(int argc, char **argv)
 	unsigned pages;
 	int err, cerr, wstatus = 0, ret = EXIT_REC_FAIL;
 	bool have_status = false, exec_failed = false;
+	char *sched_cmd = NULL;
 
 	amb_set_warn(print_warning, NULL);
 	s->target.go_fd = s->target.err_fd = -1;
-	if (rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err))) {
-		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec --help)\n", s->err);
+	/* `amber-rec sched ...` is `amber-rec --sched ...` (sched.c). */
+	if (argc > 1 && !strcmp(argv[1], "sched")) {
+		static char sched_opt[] = "--sched";
+
+		sched_cmd = argv[1];
+		argv[1] = sched_opt;
+	}
+	err = rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err));
+	if (sched_cmd)
+		argv[1] = sched_cmd;   /* the recorded cmdline says what was typed */
+	if (!err && rec_sched_apply(&s->opts)) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		err = -ENOMEM;
+	}
+	if (err) {
+		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec %s--help)\n", s->err,
+			s->opts.sched ? "sched " : "");
 		rec_opts_free(&s->opts);
 		return EXIT_REC_FAIL;
 	}
 	if (s->opts.help || s->opts.version) {
-		if (s->opts.help)
+		if (s->opts.help && s->opts.sched)
+			rec_sched_usage(stdout);
+		else if (s->opts.help)
 			usage(stdout);
 		else
 			printf("amber-rec %s\n", AMB_VERSION);

@@ -28,6 +28,9 @@ enum {
 	OPT_DURATION,
 	OPT_LIST,
 	OPT_VERSION,
+	OPT_OFF_CPU,
+	OPT_SCHED,
+	OPT_SWITCH_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +54,9 @@ static const struct option long_opts[] = {
 	{ "all-cpus",          no_argument,       NULL, 'a' },
 	{ "cpu",               required_argument, NULL, 'C' },
 	{ "list-events",       no_argument,       NULL, OPT_LIST },
+	{ "off-cpu",           no_argument,       NULL, OPT_OFF_CPU },
+	{ "sched",             no_argument,       NULL, OPT_SCHED },
+	{ "switch-events",     no_argument,       NULL, OPT_SWITCH_EVENTS },
 	{ "help",              no_argument,       NULL, 'h' },
 	{ "version",           no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -309,6 +315,15 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		case OPT_LIST:
 			o->list_events = true;
 			break;
+		case OPT_OFF_CPU:
+			o->off_cpu = true;
+			break;
+		case OPT_SCHED:
+			o->sched = true;
+			break;
+		case OPT_SWITCH_EVENTS:
+			o->switch_events = true;
+			break;
 		case 'h':
 			o->help = true;
 			break;
@@ -341,7 +356,8 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		return fail(err, errlen, "-p/-t attach to running tasks: give no command and no -a");
 	if (o->nr_pids && o->nr_tids)
 		return fail(err, errlen, "use either -p or -t");
-	if (!o->argc && !o->nr_pids && !o->nr_tids && !o->system_wide && !o->cpulist)
+	/* The sched preset is system-wide by default (sched.c). */
+	if (!o->argc && !o->nr_pids && !o->nr_tids && !o->system_wide && !o->cpulist && !o->sched)
 		return fail(err, errlen, "nothing to record: give a command, -p PID, -t TID or -a");
 	return 0;
 }
