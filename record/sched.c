@@ -63,15 +63,16 @@ void rec_sched_usage(FILE *f)
 		"Record the scheduler, as perf sched record does: every context switch,\n"
 		"wakeup and migration of every CPU while COMMAND runs (or for --duration,\n"
 		"or until Ctrl-C), for amber-analyze sched latency|timehist|wakers.\n"
-		"Equivalent to amber-rec --sched; the events are");
+		"The same as amber-rec --sched; the events are\n ");
 	for (size_t i = 0; i < AMB_ARRAY_SIZE(rec_sched_events); i++)
-		fprintf(f, "%s %s", i ? "," : "", rec_sched_events[i]);
-	fprintf(f, ".\n\n"
+		fprintf(f, " %s%s", rec_sched_events[i],
+			i + 1 == AMB_ARRAY_SIZE(rec_sched_events) ? ".\n\n" : i % 2 ? ",\n " : ",");
+	fprintf(f,
 		"Every option of amber-rec applies (amber-rec --help), among them:\n"
-		"  -p, --pid PIDS / -t, --tid TIDS  only these tasks (with context-switch\n"
+		"  -p, --pid PIDS, -t, --tid TIDS  only these tasks (with context-switch\n"
 		"                           records for their switch-ins), not system-wide\n"
-		"  -g, --call-graph MODE    stacks at every switch and wakeup, for the\n"
-		"                           waits of sched wakers and report --off-cpu\n"
+		"  -g, --call-graph MODE    stacks at every switch and wakeup (for sched\n"
+		"                           wakers, report --off-cpu)\n"
 		"  -e SPEC                  more events\n"
 		"  --duration SECONDS, -o FILE, -m PAGES (default %u)\n", REC_SCHED_PAGES);
 }
