@@ -29,6 +29,7 @@ static const struct {
 	{ "buildids", ana_cmd_buildids, "every DSO with its build-id, hits and where its ELF is found" },
 	{ "export", ana_cmd_export, "write the samples as pprof, speedscope, Chrome trace or perf script" },
 	{ "import", ana_cmd_import, "convert a perf.data file into an .amber recording" },
+	{ "sched",  ana_cmd_sched,  "scheduler latency, timehist, and who woke the longest waits" },
 };
 
 static void usage(FILE *f)

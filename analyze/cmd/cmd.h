@@ -39,6 +39,7 @@ int ana_cmd_archive(int argc, char **argv);
 int ana_cmd_buildids(int argc, char **argv);
 int ana_cmd_export(int argc, char **argv);
 int ana_cmd_import(int argc, char **argv);
+int ana_cmd_sched(int argc, char **argv);
 
 /* ---- options every sample command takes ---------------------------------- */
 
