@@ -556,6 +556,14 @@ static int on_sample(void *ctx, const struct ana_sample *smp, struct ana_thread 
 								    : TP_OTHER;
 
 	saw_time(s, smp->time);
+	/* Recording some threads only, every sample is of one of them. */
+	if (!s->system_wide && smp->tid) {
+		struct sched_thread *st = thread_get(s, smp->tid);
+
+		if (!st)
+			return -ENOMEM;
+		st->target = true;
+	}
 	/* The first sample of any kind starts a relative --time, as it
 	 * does for the pipeline. */
 	if (!s->filter.first_time) {
