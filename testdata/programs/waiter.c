@@ -209,7 +209,7 @@ static NOINLINE void spin(uint64_t budget_ns)
 		(r)->waits++;                                             \
 	} while (0)
 
-static int nap_call(void)
+static NOINLINE int nap_call(void)
 {
 	nap_sleep();
 	return 0;
@@ -287,7 +287,7 @@ static void *holder_thread(void *arg)
 	return NULL;
 }
 
-static int vfork_call(void)
+static NOINLINE int vfork_call(void)
 {
 	int status;
 	pid_t pid = vfork_wait();
