@@ -311,7 +311,7 @@ t_waiter() {
 	need_perf waiter || return 0
 	mount_tracefs waiter || return 0
 	for try in 1 2 3; do
-		run_timeout 60 perf sched record -o "$T/w.data" "$WT" --only nap,vfork --rounds 5 \
+		run_timeout 60 perf sched record -N -B -o "$T/w.data" "$WT" --only nap,vfork --rounds 5 \
 			>/dev/null 2>&1 && break
 		sleep 1
 	done
