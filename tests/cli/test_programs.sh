@@ -11,7 +11,7 @@ WNOFP=$PROG/workload-nofp
 
 t_built() {
 	_missing=""
-	for p in workload workload-nofp spinner forker waiter; do
+	for p in workload workload-nofp spinner forker waiter switcher; do
 		[ -x "$PROG/$p" ] || _missing="$_missing $p"
 	done
 	if [ -n "$_missing" ]; then
@@ -22,7 +22,7 @@ t_built() {
 }
 
 t_help() {
-	for p in workload workload-nofp spinner forker waiter; do
+	for p in workload workload-nofp spinner forker waiter switcher; do
 		[ -x "$PROG/$p" ] || continue
 		if ! out=$(run_timeout 10 "$PROG/$p" --help 2>&1); then
 			fail programs_help "$p --help exited non-zero"
@@ -326,6 +326,34 @@ t_waiter() {
 	fi
 }
 
+# switcher: both modes run for --seconds and say how much they did; they
+# switch a lot (at least 10000 switches a second even on a loaded machine).
+t_switcher() {
+	SW=$PROG/switcher
+	need_file switcher "$SW" || return 0
+	for bad in "" "pingpong --seconds 0" "mutex --threads 1" "nosuch"; do
+		# shellcheck disable=SC2086 # the words are the options
+		run_timeout 10 "$SW" $bad >/dev/null 2>&1
+		rc=$?
+		[ $rc = 2 ] || { fail switcher "'$bad' exited $rc, expected 2"; return; }
+	done
+	a=$(run_timeout 30 "$SW" pingpong --seconds 0.5)
+	b=$(run_timeout 30 "$SW" mutex --threads 4 --seconds 0.5)
+	case "$a|$b" in
+	"switcher: pingpong "*" round trips in 0.500 s|switcher: mutex 4 threads "*" passes in 0.500 s") ;;
+	*) fail switcher "output: '$a' '$b'"; return ;;
+	esac
+	need_perf switcher || return 0
+	for mode in pingpong mutex; do
+		run_timeout 60 perf stat -x, -e context-switches -o "$T/sw.csv" "$SW" "$mode" \
+			--seconds 0.5 >/dev/null 2>&1
+		n=$(awk -F, '$3 == "context-switches" { print $1 }' "$T/sw.csv")
+		in_range "${n:-0}" 5000 1000000000 ||
+			{ fail switcher "$mode: $n context switches in 0.5 s"; return; }
+	done
+	ok switcher
+}
+
 t_built
 t_help
 t_bad_option
@@ -339,4 +367,5 @@ t_dwarf_chain
 t_spinner
 t_forker
 t_waiter
+t_switcher
 finish
