@@ -42,7 +42,7 @@
 #include "record/ksyms_trim.h"
 #include "record/meta.h"
 #include "record/options.h"
-#include "record/sched.h"
+#include "record/sched_events.h"
 #include "record/synthesize.h"
 #include "record/sysutil.h"
 #include "record/target.h"
@@ -556,7 +556,7 @@ int main(int argc, char **argv)
 
 	amb_set_warn(print_warning, NULL);
 	s->target.go_fd = s->target.err_fd = -1;
-	/* `amber-rec sched ...` is `amber-rec --sched ...` (sched.c). */
+	/* `amber-rec sched ...` is `amber-rec --sched ...` (sched_events.c). */
 	if (argc > 1 && !strcmp(argv[1], "sched")) {
 		static char sched_opt[] = "--sched";
 

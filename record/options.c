@@ -356,7 +356,7 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		return fail(err, errlen, "-p/-t attach to running tasks: give no command and no -a");
 	if (o->nr_pids && o->nr_tids)
 		return fail(err, errlen, "use either -p or -t");
-	/* The sched preset is system-wide by default (sched.c). */
+	/* The sched preset is system-wide by default (sched_events.c). */
 	if (!o->argc && !o->nr_pids && !o->nr_tids && !o->system_wide && !o->cpulist && !o->sched)
 		return fail(err, errlen, "nothing to record: give a command, -p PID, -t TID or -a");
 	return 0;

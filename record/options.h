@@ -47,7 +47,7 @@ struct rec_opts {
 	size_t nr_tids, cap_tids;
 	bool system_wide;          /* -a */
 	const char *cpulist;       /* -C */
-	bool off_cpu;              /* --off-cpu: scheduler events (sched.h) */
+	bool off_cpu;              /* --off-cpu: scheduler events (sched_events.h) */
 	bool sched;                /* --sched, `amber-rec sched`: the sched preset */
 	bool switch_events;        /* --switch-events: PERF_RECORD_SWITCH records */
 	bool list_events;          /* --list-events [PATTERN] */

@@ -14,7 +14,7 @@
 #include "record/embed_files.h"
 #include "record/ksyms_trim.h"
 #include "record/options.h"
-#include "record/sched.h"
+#include "record/sched_events.h"
 
 /* Parse a NULL-terminated argument list (argv[0] is added).  o->argv
  * points into the static array until the next call. */

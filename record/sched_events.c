@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/sched.c - what `--off-cpu` and `amber-rec sched` add to a
+ * record/sched_events.c - what `--off-cpu` and `amber-rec sched` add to a
  * recording.  The analyzer rebuilds every thread's switch-outs, wakeups and
  * switch-ins from these (analyze/resolve/sched.c); nothing is decoded here.
  */
@@ -10,7 +10,7 @@
 
 #include <amber/common.h>
 #include "common/util.h"
-#include "record/sched.h"
+#include "record/sched_events.h"
 
 const char *const rec_sched_events[4] = {
 	"sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new",

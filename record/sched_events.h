@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record/sched.h - the scheduler events of `--off-cpu` and of the
- * `amber-rec sched` preset (sched.c), added to the command line's choices
+ * record/sched_events.h - the scheduler events of `--off-cpu` and of the
+ * `amber-rec sched` preset (sched_events.c), added to the command line's choices
  * before the events are parsed.
  */
-#ifndef AMB_REC_SCHED_H
-#define AMB_REC_SCHED_H
+#ifndef AMB_REC_SCHED_EVENTS_H
+#define AMB_REC_SCHED_EVENTS_H
 
 #include <stdio.h>
 
@@ -41,4 +41,4 @@ int rec_sched_apply(struct rec_opts *o);
 /* The --help text of `amber-rec sched`. */
 void rec_sched_usage(FILE *f);
 
-#endif /* AMB_REC_SCHED_H */
+#endif /* AMB_REC_SCHED_EVENTS_H */
