@@ -399,11 +399,16 @@ static int process_fork(struct ana_machine *m, const struct ana_record *rec)
 
 	child = id_get(&m->threads, tid);
 	if (child) {
-		/* A reused tid: the old thread is gone. */
+		/* A reused tid: the old thread is gone.  Unless it is the same
+		 * thread, alive in the same process: a recorder synthesizes a
+		 * running thread's COMM, then its FORK, which must not give
+		 * it back its process's name. */
+		bool same = !child->exited && child->pid == pid;
+
 		child->pid = pid;
 		child->exited = false;
 		child->proc = proc_get(m, pid);
-		if (!child->proc || (comm && thread_set_comm(m, child, comm)))
+		if (!child->proc || (comm && !same && thread_set_comm(m, child, comm)))
 			return -ENOMEM;
 	} else {
 		child = thread_new(m, pid, tid, comm);
