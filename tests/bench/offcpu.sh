@@ -21,9 +21,11 @@
 # and bare.  Each is repeated BENCH_REPEAT (3) times; the table shows
 # medians: the recorder's CPU time (user+sys of the recorder and its
 # command, minus what the command says it used itself), the file size,
-# the sched_switch events recorded and bytes per switch, and the
-# workload's throughput as a share of the bare run's.  Then the
-# amber/perf ratios of each pair.  perf runs with -N -B (no build-id
+# the sched_switch events recorded, CPU nanoseconds and bytes per switch,
+# and the workload's throughput as a share of the bare run's (on a
+# shared machine the noisiest column).  Then the amber/perf ratios of
+# each pair, per switch recorded: the workloads run for a fixed time and
+# do more or less work under each recorder.  perf runs with -N -B (no build-id
 # cache: perf 6.1 sometimes dies in it when other perf runs share it, and
 # a sched recording needs no build-ids); its file is then everything it
 # wrote.
@@ -166,24 +168,25 @@ for w in "pingpong" "mutex --threads 8"; do
 	function num(a) { return a ~ /^[0-9.]+$/ }
 	function ratio(a, b) { return (num(a) && num(b) && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
 	function bps(k) { return (num(bytes[k]) && num(sw[k]) && sw[k] > 0) ? bytes[k] / sw[k] : "-" }
+	function nps(k) { return (num(cpu[k]) && num(sw[k]) && sw[k] > 0) ? cpu[k] * 1e9 / sw[k] : "-" }
 	{ n++; l[n] = $1; cpu[$1] = $2; bytes[$1] = $3; sw[$1] = $4; ops[$1] = $5 }
 	END {
-		fmt = "  %-22s %10s %12s %10s %9s %12s %7s\n"
-		printf fmt, "recorder", "rec CPU s", "file B", "switches", "B/switch", "work done", "x bare"
+		fmt = "  %-22s %10s %12s %10s %9s %9s %12s %7s\n"
+		printf fmt, "recorder", "rec CPU s", "file B", "switches", "CPU ns/sw", "B/switch",
+			"work done", "x bare"
 		for (i = 1; i <= n; i++) {
 			k = l[i]
 			b = bps(k)
-			printf fmt, k, cpu[k], bytes[k], sw[k], num(b) ? sprintf("%.1f", b) : b, ops[k],
-				ratio(ops[k], ops["bare"])
+			c = nps(k)
+			printf fmt, k, cpu[k], bytes[k], sw[k], num(c) ? sprintf("%.0f", c) : c,
+				num(b) ? sprintf("%.1f", b) : b, ops[k], ratio(ops[k], ops["bare"])
 		}
-		printf "  amber/perf, system-wide without stacks: CPU %s, bytes %s, bytes/switch %s, work %s\n",
-			ratio(cpu["amber-rec-sched"], cpu["perf-sched-record"]),
-			ratio(bytes["amber-rec-sched"], bytes["perf-sched-record"]),
+		printf "  amber/perf per switch, system-wide without stacks: CPU %s, bytes %s (work %s)\n",
+			ratio(nps("amber-rec-sched"), nps("perf-sched-record")),
 			ratio(bps("amber-rec-sched"), bps("perf-sched-record")),
 			ratio(ops["amber-rec-sched"], ops["perf-sched-record"])
-		printf "  amber/perf, the command with stacks:    CPU %s, bytes %s, bytes/switch %s, work %s\n",
-			ratio(cpu["amber-rec-off-cpu-g"], cpu["perf-record-g"]),
-			ratio(bytes["amber-rec-off-cpu-g"], bytes["perf-record-g"]),
+		printf "  amber/perf per switch, the command with stacks:    CPU %s, bytes %s (work %s)\n",
+			ratio(nps("amber-rec-off-cpu-g"), nps("perf-record-g")),
 			ratio(bps("amber-rec-off-cpu-g"), bps("perf-record-g")),
 			ratio(ops["amber-rec-off-cpu-g"], ops["perf-record-g"])
 	}' "$TMP/rows"
