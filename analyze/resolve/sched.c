@@ -746,6 +746,8 @@ static int check_events(struct ana_sched *s, const char *path)
 	}
 	s->use_wakeup = !waking;
 	s->wakeups = waking || wakeup;
+	/* amber-rec names its target in META (FORMAT.md §5.1); an imported
+	 * perf.data does not, and perf sched record is system-wide. */
 	s->system_wide = !target || !strcmp(target, "system-wide");
 	if (!s->system_wide && !switch_rec)
 		amb_warn("%s follows the %s without context-switch records: a thread's wait "
