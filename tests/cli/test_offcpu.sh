@@ -163,9 +163,12 @@ print(sum(x["period"] for x in s["entries"] if x["comm"] == "nap"),
 # weighted by their period (about 1 ms), which can miss up to a period at
 # each end of a stretch on CPU: ~2% of a busy thread's 100 ms of CPU.  And
 # the recording sees a thread from its creation to its exit, tens of
-# microseconds more than it times itself.  5% holds all of that.  The
-# outermost frame names the thread as it was called at the time: a new
-# thread's first wait comes before it names itself, so the sums go by tid.
+# microseconds more than it times itself.  5% holds all of that.  Before
+# its first instruction, though, a new thread may wait for a CPU for
+# milliseconds when the busy threads hold both: the recording sees that
+# wait (with no stack: the thread never ran; under the name it had then,
+# so the sums go by tid), the thread's own clock does not, and it is left
+# out here.
 t_wall_clock() {
 	"$ANA" flame --wall-clock --folded "$T/wall.amber" >"$T/wall.folded" 2>"$T/wall.err" ||
 		{ fail offcpu_wall_clock "$(cat "$T/wall.err")"; return; }
@@ -174,7 +177,7 @@ t_wall_clock() {
 		tid=$(tid_of "$name" "$T/wall.out")
 		want=$(awk -v n="$name" '$2 == "thread" && $3 == n { print $6 }' "$T/wall.out")
 		# By tid: a new thread's first wait comes before it names itself.
-		got=$(folded_sum "$T/wall.folded" "/^[^;]*-$tid;/")
+		got=$(folded_sum "$T/wall.folded" "/^[^;]*-$tid;/ && !/^[^;]*;\\[unknown\\];\\[off-cpu /")
 		if ! within "$got" "$want" 5; then
 			fail offcpu_wall_clock "$name-$tid: $got ns in the view, wall $want ns"
 			return
@@ -230,7 +233,9 @@ print(len(r["waits"]), " ".join(bad))' "$T/wk.json")
 # or wakeup can move one), hence 1%.  The run time differs by design:
 # perf adds sched_stat_runtime, the task's own run time, amber the time
 # between switch-in and switch-out, which also holds interrupts and, in a
-# VM, what the hypervisor took (steal): ~1% here, 5% allowed.
+# VM, what the hypervisor took (steal): ~1% on a quiet host, but a shared
+# one steals in bursts of 10 ms and more (7% of a 150 ms thread seen),
+# so run times only have to agree within 15%.
 perf_latency() {
 	# perf sched latency -p: "  NAME:TID | RUN ms | SWITCHES | avg: AVG ms | max: MAX ms ..."
 	perf sched latency -p -i "$1" 2>/dev/null | awk -F'|' '$1 ~ /^  busy-[0-9]+:/ {
@@ -250,7 +255,7 @@ for t in json.load(sys.stdin)["tasks"]:
 
 # compare_latency LABEL PERF AMBER PCT DELAY_US: every busy thread's
 # switches, average and maximum delay within PCT% (+DELAY_US us, +1
-# switch), run time within 5%.
+# switch), run time within 15%.
 compare_latency() {
 	join "$2" "$3" >"$T/lat.join"
 	if [ "$(wc -l <"$T/lat.join")" != "$BUSY" ]; then
@@ -262,7 +267,7 @@ compare_latency() {
 	# sched_stat_runtime shows no run time to compare.
 	bad=$(awk -v p="$4" -v us="$5" '
 		function off(a, b, pct, slack) { d = a - b; if (d < 0) d = -d; return d > b * pct / 100 + slack }
-		$2 > 0 && off($6, $2, 5, 0) { print $1 " run time " $2 " vs " $6 " ms"; next }
+		$2 > 0 && off($6, $2, 15, 0) { print $1 " run time " $2 " vs " $6 " ms"; next }
 		off($7, $3, p, 1) { print $1 " switches " $3 " vs " $7; next }
 		off($8, $4, p, (us + 1) / 1000) { print $1 " avg delay " $4 " vs " $8 " ms"; next }
 		off($9, $5, p, (us + 1) / 1000) { print $1 " max delay " $5 " vs " $9 " ms" }' \
@@ -333,8 +338,8 @@ t_latency_same_run() {
 	amber_latency "$T/run.amber" >"$T/run.amb"
 	compare_latency offcpu_latency_same_run "$T/run.perf" "$T/run.amb" 2 20
 	# Each busy thread's run time in timehist is its CPU time, which the
-	# thread read from the kernel, plus interrupts and steal time (5%, as
-	# above).
+	# thread read from the kernel, plus interrupts and steal time (15%, as
+	# above: a run missed or counted twice would be off by far more).
 	"$ANA" sched timehist --json --comm busy-0,busy-1 "$T/run.amber" 2>/dev/null |
 		python3 -c '
 import json, sys
@@ -348,7 +353,7 @@ for c, ns in sorted(run.items()):
 	for b in busy-0 busy-1; do
 		cpu=$(awk -v n="$b" '$2 == "thread" && $3 == n { print $9 }' "$T/run.out")
 		got=$(awk -v n="$b" '$1 == n { print $2 }' "$T/run.sum")
-		within "${got:-0}" "${cpu:-0}" 5 || bad="$bad $b: run $got ns, CPU $cpu ns;"
+		within "${got:-0}" "${cpu:-0}" 15 || bad="$bad $b: run $got ns, CPU $cpu ns;"
 	done
 	if [ -z "$bad" ]; then
 		ok offcpu_timehist_cpu
