@@ -144,6 +144,7 @@ struct sched_thread {
 	struct ana_thread *t;
 	enum where where;
 	bool target;                      /* seen running a sample or record of its own */
+	uint64_t exit_time;               /* system-wide: its EXIT record, 0 if none yet */
 	/* on CPU */
 	uint64_t in_time;
 	uint32_t cpu_in;
@@ -380,6 +381,7 @@ static int switch_out(struct ana_sched *s, struct sched_thread *st, uint64_t tim
 		/* Its last switch: no wait follows, and the tid may come back. */
 		st->where = UNSEEN;
 		st->ready = 0;
+		st->exit_time = 0;
 		return 0;
 	}
 	st->where = OFF_CPU;
@@ -484,11 +486,14 @@ static int on_switch_tp(struct ana_sched *s, const struct ana_sample *smp, struc
 	 * namespace; prev_pid says the same outside containers.  The idle
 	 * task (0) is never a thread that waits.
 	 */
-	if (prev && smp->tid) {
-		st = thread_get(s, smp->tid);
-		if (!st)
+	if (prev) {
+		/* An exiting task's samples name no thread (tid -1): then
+		 * prev_pid says which one it is. */
+		bool own = smp->tid && smp->tid != UINT32_MAX;
+
+		st = thread_get(s, own ? smp->tid : prev);
+		if (!st || !(st->t = own ? t : machine_thread(s, 0, prev)))
 			return -ENOMEM;
-		st->t = t;
 		st->target = true;
 		err = switch_out(s, st, smp->time, smp->cpu, ana_sched_state_of(state), smp);
 	}
@@ -557,7 +562,7 @@ static int on_sample(void *ctx, const struct ana_sample *smp, struct ana_thread 
 
 	saw_time(s, smp->time);
 	/* Recording some threads only, every sample is of one of them. */
-	if (!s->system_wide && smp->tid) {
+	if (!s->system_wide && smp->tid && smp->tid != UINT32_MAX) {
 		struct sched_thread *st = thread_get(s, smp->tid);
 
 		if (!st)
@@ -616,12 +621,18 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		/*
 		 * The kernel writes this as the thread's events go away, before
 		 * its last switch-out, which a recording of its own threads then
-		 * never sees: its last run ends here.  System-wide the
-		 * switch-out (state X) follows and changes nothing.
+		 * never sees: its last run ends here.  System-wide the thread
+		 * may still be preempted on its way out, and its last
+		 * switch-out (state X) ends the run; should that be lost, the
+		 * run ends here too, not at the recording's end.
 		 */
 		st = amb_hashmap_find_u64(&s->threads, amb_hash_u64(rec->u.fork.tid), rec->u.fork.tid);
 		if (!st)
 			return 0;
+		if (s->system_wide) {
+			st->exit_time = rec->time;
+			return 0;
+		}
 		if (st->where == ON_CPU && rec->time) {
 			int err = emit_run(s, st, rec->time, ANA_SCHED_DEAD, false);
 
@@ -663,9 +674,11 @@ static int flush_open(struct ana_sched *s)
 
 		if (!st->t || (!s->system_wide && !st->target))
 			continue;
-		if (st->where == ON_CPU)
+		if (st->where == ON_CPU && st->exit_time >= st->in_time)
+			err = emit_run(s, st, st->exit_time, ANA_SCHED_DEAD, false);
+		else if (st->where == ON_CPU)
 			err = emit_run(s, st, s->st.last_time, ANA_SCHED_RUNNABLE, true);
-		else if (st->where == OFF_CPU)
+		else if (st->where == OFF_CPU && !st->exit_time)
 			err = emit_wait(s, st, s->st.last_time, st->cpu_out, true, false);
 	}
 	free(v);

@@ -167,8 +167,8 @@ print(sum(x["period"] for x in s["entries"] if x["comm"] == "nap"),
 # its first instruction, though, a new thread may wait for a CPU for
 # milliseconds when the busy threads hold both: the recording sees that
 # wait (with no stack: the thread never ran; under the name it had then,
-# so the sums go by tid), the thread's own clock does not, and it is left
-# out here.
+# so the sums go by tid), the thread's own clock does not; timehist's
+# first line for the thread says how long it was (its sch delay).
 t_wall_clock() {
 	"$ANA" flame --wall-clock --folded "$T/wall.amber" >"$T/wall.folded" 2>"$T/wall.err" ||
 		{ fail offcpu_wall_clock "$(cat "$T/wall.err")"; return; }
@@ -177,9 +177,13 @@ t_wall_clock() {
 		tid=$(tid_of "$name" "$T/wall.out")
 		want=$(awk -v n="$name" '$2 == "thread" && $3 == n { print $6 }' "$T/wall.out")
 		# By tid: a new thread's first wait comes before it names itself.
-		got=$(folded_sum "$T/wall.folded" "/^[^;]*-$tid;/ && !/^[^;]*;\\[unknown\\];\\[off-cpu /")
+		got=$(folded_sum "$T/wall.folded" "/^[^;]*-$tid;/")
+		first=$("$ANA" sched timehist --json --tid "$tid" "$T/wall.amber" 2>/dev/null |
+			sed -n '1s/.*"sch_delay_ns":\([0-9]*\).*/\1/p')
+		want=$((want + ${first:-0}))
 		if ! within "$got" "$want" 5; then
-			fail offcpu_wall_clock "$name-$tid: $got ns in the view, wall $want ns"
+			fail offcpu_wall_clock "$name-$tid: $got ns in the view, wall $want ns" \
+				"with ${first:-0} ns before it ran"
 			return
 		fi
 		n=$((n + 1))

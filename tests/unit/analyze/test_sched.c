@@ -139,8 +139,9 @@ static void put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* sched_switch in @prev's context: @prev leaves in @state, @next comes in. */
-static void sw(uint64_t time, uint32_t prev, uint64_t state, uint32_t next)
+/* sched_switch in the context of the sample's @tid (-1 for an exiting
+ * task): @prev leaves in @state, @next comes in. */
+static void sw_as(uint64_t time, uint32_t tid, uint32_t prev, uint64_t state, uint32_t next)
 {
 	uint8_t p[64] = { 0 };
 
@@ -148,7 +149,12 @@ static void sw(uint64_t time, uint32_t prev, uint64_t state, uint32_t next)
 	put32(p + 24, prev);
 	put64(p + 32, state);
 	put32(p + 56, next);
-	sample(ID_SWITCH, prev, time, p, sizeof(p));
+	sample(ID_SWITCH, tid, time, p, sizeof(p));
+}
+
+static void sw(uint64_t time, uint32_t prev, uint64_t state, uint32_t next)
+{
+	sw_as(time, prev, prev, state, next);
 }
 
 /* sched_waking in @waker's context, of @wakee. */
@@ -425,7 +431,10 @@ static void test_system_wide(void **state)
 	sw(300, 50, 0x1, 0);      /* X again: its switch-in is missing */
 	waking(350, 52, 51);      /* Z wakes Y */
 	sw(400, 0, 0, 51);        /* idle hands over to Y */
-	sw(500, 51, 0x10, 0);     /* Y exits (X): no wait follows */
+	exit_rec(450, 51);        /* Y exits; preempted on its way out, */
+	sw_as(460, UINT32_MAX, 51, 0x100, 0);   /* in samples of no thread, */
+	sw(470, 0, 0, 51);
+	sw_as(500, UINT32_MAX, 51, 0x10, 0);    /* and gone (X): no wait follows */
 	finish(w);
 	run(&g, NULL, NULL, &st);
 	assert_int_equal(st.unmatched, 1);
@@ -439,15 +448,26 @@ static void test_system_wide(void **state)
 	assert_int_equal(g.waits[1].in_time, 400);
 	assert_int_equal(g.waker_tid[1], 52);
 	assert_false(g.waits[1].inferred);
-	/* X asleep at the end; Y's exit opens nothing. */
-	assert_int_equal(g.nr_waits, 3);
-	assert_int_equal(g.wait_tid[2], 50);
-	assert_true(g.waits[2].open);
-	/* Runs: Y 100..200, X 200..300, Y 400..500 (dead). */
-	assert_int_equal(g.nr_runs, 3);
+	/* Y's preemption on its way out (prev_pid names it), then X asleep
+	 * at the end; Y's exit opens nothing. */
+	assert_int_equal(g.nr_waits, 4);
+	assert_int_equal(g.wait_tid[2], 51);
+	assert_int_equal(g.waits[2].out_time, 460);
+	assert_int_equal(g.waits[2].in_time, 470);
+	assert_int_equal(g.wait_tid[3], 50);
+	assert_true(g.waits[3].open);
+	/* Runs: Y 100..200, X 200..300, Y 400..460 and 470..500 (dead),
+	 * none left open. */
+	assert_int_equal(g.nr_runs, 4);
 	assert_int_equal(g.run_tid[1], 50);
 	assert_int_equal(g.runs[1].in_time, 200);
-	assert_int_equal(g.runs[2].state, ANA_SCHED_DEAD);
+	assert_int_equal(g.run_tid[2], 51);
+	assert_int_equal(g.runs[2].in_time, 400);
+	assert_int_equal(g.runs[2].out_time, 460);
+	assert_int_equal(g.runs[3].in_time, 470);
+	assert_int_equal(g.runs[3].out_time, 500);
+	assert_int_equal(g.runs[3].state, ANA_SCHED_DEAD);
+	assert_false(g.runs[3].open);
 }
 
 static void test_no_sched_events(void **state)
