@@ -149,13 +149,10 @@ need_perf() {
 		else
 			# perf 6.1 now and then dies in its build-id cache (an assertion
 			# in util/build-id.c) when other perf runs share ~/.debug: one
-			# failed probe is not yet "perf does not work here", and the
-			# probe itself stays out of build-ids and their cache (-N -B):
-			# perf 6.1 also dies writing them (a stack smash after the
-			# same assertion) when the machine is busy.
+			# failed probe is not yet "perf does not work here".
 			_lib_perf_state="perf record -e cpu-clock fails"
 			for _try in 1 2 3; do
-				if run_timeout 30 perf record -q -N -B -e cpu-clock -o "$T/.perf-probe.data" \
+				if run_timeout 30 perf record -q -e cpu-clock -o "$T/.perf-probe.data" \
 					true >"$T/.perf-probe.log" 2>&1; then
 					_lib_perf_state=yes
 					break
