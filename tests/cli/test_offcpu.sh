@@ -164,10 +164,12 @@ print(sum(x["period"] for x in s["entries"] if x["comm"] == "nap"),
 # last lines for it say.  Its off-CPU part is exact; its on-CPU part is
 # cpu-clock samples at 999 Hz weighted by their period (about 1 ms),
 # which can miss up to a period at each end of a stretch on CPU: ~2% of
-# a busy thread's 100 ms of CPU.  5% holds that.  And the thread's own
-# clock, from its first instruction to its last, lies within: a new
-# thread may wait for a CPU before it starts, and be preempted after it
-# ends, for milliseconds on a loaded machine, but not the other way.
+# a busy thread's 100 ms of CPU, more when a busy host delays the
+# sampling timer (a late sample still says 1 ms).  5% holds that.  And
+# the thread's own clock, from its first instruction to its last, lies
+# within that life (to 1%): a new thread may wait for a CPU before it
+# starts, and be preempted after it ends, for milliseconds on a loaded
+# machine, but not the other way.
 t_wall_clock() {
 	"$ANA" flame --wall-clock --folded "$T/wall.amber" >"$T/wall.folded" 2>"$T/wall.err" ||
 		{ fail offcpu_wall_clock "$(cat "$T/wall.err")"; return; }
@@ -187,8 +189,8 @@ print(last["time_ns"] - (first["time_ns"] - first["run_ns"] - first["sch_delay_n
 			fail offcpu_wall_clock "$name-$tid: $got ns in the view, $life ns in the recording"
 			return
 		fi
-		if [ "$got" -lt $((own - own / 50)) ]; then
-			fail offcpu_wall_clock "$name-$tid: $got ns in the view, less than its own $own ns"
+		if [ "${life:-0}" -lt $((own - own / 100)) ]; then
+			fail offcpu_wall_clock "$name-$tid: $life ns in the recording, less than its own $own ns"
 			return
 		fi
 	done
@@ -302,8 +304,24 @@ perf_sched_record() {
 	return 1
 }
 
+# need_perf_sched NAME: perf sched record works, run as these tests run
+# it (lib.sh's need_perf asks perf record with build-ids, which perf 6.1
+# dies in on a busy machine).
+_perf_sched_state=""
+need_perf_sched() {
+	need_cmd "$1" perf || return 1
+	if [ -z "$_perf_sched_state" ]; then
+		_perf_sched_state="perf sched record fails"
+		perf_sched_record "$T/probe.data" true && _perf_sched_state=yes ||
+			_perf_sched_state="perf sched record fails: $(tail -n 1 "$T/psr.err")"
+	fi
+	[ "$_perf_sched_state" = yes ] && return 0
+	skip "$1" "$_perf_sched_state"
+	return 1
+}
+
 t_latency_perf() {
-	need_perf offcpu_latency_perf || return 0
+	need_perf_sched offcpu_latency_perf || return 0
 	need_cmd offcpu_latency_perf python3 || return 0
 	if ! perf_sched_record "$T/lat.data" "$WT" --only none --busy "$BUSY" --busy-ms 150; then
 		fail offcpu_latency_perf "perf sched record: $(tail -n 1 "$T/psr.err")"
@@ -334,7 +352,7 @@ t_latency_perf() {
 # amber's CLOCK_MONOTONIC, which run at the same rate to within NTP's
 # 500 ppm); either may lose events under load.  So: 2% and 20 us.
 t_latency_same_run() {
-	need_perf offcpu_latency_same_run || return 0
+	need_perf_sched offcpu_latency_same_run || return 0
 	need_cmd offcpu_latency_same_run python3 || return 0
 	if ! perf_sched_record "$T/run.data" "$REC" sched -o "$T/run.amber" -- \
 		"$WT" --only none --busy "$BUSY" --busy-ms 150; then
