@@ -104,12 +104,14 @@ t_record() {
 # Each wait function is charged what its thread measured, in its state.
 # The program times each wait around the blocking call; amber from the
 # switch-out sample (taken just before the switch) to the switch-in
-# record: per 10 ms wait they differ by the time on CPU inside the call
-# (the system call's way in and out: microseconds; for vfork the child's
-# creation, ~0.1 ms with the recorder's events to inherit), so 3% is
-# ample.  A thread leaves in another state only when it is preempted on
-# its way in or out, rare on an idle machine; 90% in the documented state
-# leaves room for a loaded one.
+# record: per 10 ms wait they differ by the time on CPU inside the call,
+# the system call's way in and out: microseconds, so 3% is ample (1.4%
+# and 0.1% measured).  vfork's call also creates and reaps the child,
+# ~0.1 ms with the recorder's events to inherit, which a loaded VM
+# stretches to a tenth of the call: 15% below, never above.  A thread
+# leaves in another state only when it is preempted on its way in or out,
+# rare on an idle machine; 90% in the documented state leaves room for a
+# loaded one.
 t_attribution() {
 	for kind in "nap nap_sleep S" "futex futex_timed_wait S" "pipe-reader pipe_wait S" \
 		"mutex-waiter mutex_wait S" "vforker vfork_wait D"; do
@@ -120,7 +122,13 @@ t_attribution() {
 			{ fail offcpu_attribution "flame --off-cpu: $(cat "$T/f.err")"; return; }
 		in_fn=$(folded_sum "$T/f.$1" "/;$2;/")
 		in_state=$(folded_sum "$T/f.$1" "/;$2;.*\\[off-cpu $3 /")
-		if [ -z "$want" ] || ! within "$in_fn" "$want" 3; then
+		if [ "$2" = vfork_wait ]; then
+			lo=85 hi=101
+		else
+			lo=97 hi=103
+		fi
+		if [ -z "$want" ] || [ "$in_fn" -lt $((want * lo / 100)) ] ||
+		   [ "$in_fn" -gt $((want * hi / 100)) ]; then
 			fail offcpu_attribution "$2: $in_fn ns off CPU, $1 measured $want ns"
 			return
 		fi
@@ -245,7 +253,8 @@ print(len(r["waits"]), " ".join(bad))' "$T/wk.json")
 # between switch-in and switch-out, which also holds interrupts and, in a
 # VM, what the hypervisor took (steal): ~1% on a quiet host, but a shared
 # one steals in bursts of 10 ms and more (7% of a 150 ms thread seen),
-# so run times only have to agree within 15%.
+# so run times only have to agree within 15% (25% for two recordings of
+# one run, below: 17% seen once).
 perf_latency() {
 	# perf sched latency -p: "  NAME:TID | RUN ms | SWITCHES | avg: AVG ms | max: MAX ms ..."
 	perf sched latency -p -i "$1" 2>/dev/null | awk -F'|' '$1 ~ /^  busy-[0-9]+:/ {
@@ -263,9 +272,9 @@ for t in json.load(sys.stdin)["tasks"]:
               "%.3f" % (t["avg_delay_ns"] / 1e6), "%.3f" % (t["max_delay_ns"] / 1e6))' | sort
 }
 
-# compare_latency LABEL PERF AMBER PCT DELAY_US: every busy thread's
-# switches, average and maximum delay within PCT% (+DELAY_US us, +1
-# switch), run time within 15%.
+# compare_latency LABEL PERF AMBER PCT DELAY_US RUN_PCT: every busy
+# thread's switches, average and maximum delay within PCT% (+DELAY_US us,
+# +1 switch), run time within RUN_PCT%.
 compare_latency() {
 	join "$2" "$3" >"$T/lat.join"
 	if [ "$(wc -l <"$T/lat.join")" != "$BUSY" ]; then
@@ -275,9 +284,9 @@ compare_latency() {
 	# Columns: name, perf's run time, switches, avg, max (ms), amber's the
 	# same; perf prints 3 decimals, hence 1 us more.  A perf without
 	# sched_stat_runtime shows no run time to compare.
-	bad=$(awk -v p="$4" -v us="$5" '
+	bad=$(awk -v p="$4" -v us="$5" -v rp="$6" '
 		function off(a, b, pct, slack) { d = a - b; if (d < 0) d = -d; return d > b * pct / 100 + slack }
-		$2 > 0 && off($6, $2, 15, 0) { print $1 " run time " $2 " vs " $6 " ms"; next }
+		$2 > 0 && off($6, $2, rp, 0) { print $1 " run time " $2 " vs " $6 " ms"; next }
 		off($7, $3, p, 1) { print $1 " switches " $3 " vs " $7; next }
 		off($8, $4, p, (us + 1) / 1000) { print $1 " avg delay " $4 " vs " $8 " ms"; next }
 		off($9, $5, p, (us + 1) / 1000) { print $1 " max delay " $5 " vs " $9 " ms" }' \
@@ -331,7 +340,7 @@ t_latency_perf() {
 		{ fail offcpu_latency_perf "import: $(tail -n 1 "$T/imp.err")"; return; }
 	perf_latency "$T/lat.data" >"$T/lat.perf"
 	amber_latency "$T/lat.amber" >"$T/lat.amb"
-	compare_latency offcpu_latency_perf "$T/lat.perf" "$T/lat.amb" 1 1
+	compare_latency offcpu_latency_perf "$T/lat.perf" "$T/lat.amb" 1 1 15
 	# timehist: the same lines for the busy threads (switch-out time, CPU,
 	# run time; perf 6.1 leaves the sch delay of a preempted thread 0).
 	perf sched timehist -i "$T/lat.data" 2>/dev/null |
@@ -362,24 +371,35 @@ t_latency_same_run() {
 	cp "$T/psr.out" "$T/run.out"
 	perf_latency "$T/run.data" >"$T/run.perf"
 	amber_latency "$T/run.amber" >"$T/run.amb"
-	compare_latency offcpu_latency_same_run "$T/run.perf" "$T/run.amb" 2 20
-	# Each busy thread's run time in timehist is its CPU time, which the
-	# thread read from the kernel, plus interrupts and steal time (15%, as
-	# above: a run missed or counted twice would be off by far more).
+	compare_latency offcpu_latency_same_run "$T/run.perf" "$T/run.amb" 2 20 25
+	# timehist's lines tile each busy thread's life: its first wait (the
+	# sch delay before its first run), then each wait and run in turn,
+	# without a gap or an overlap, to its exit.  And its runs hold the
+	# CPU time the thread read from the kernel: never less (1%), maybe
+	# more (interrupts, a VM's steal and pauses: 17% more was seen once on
+	# a shared host; 25% allowed, which a run missed or counted twice
+	# would still exceed).
 	"$ANA" sched timehist --json --comm busy-0,busy-1 "$T/run.amber" 2>/dev/null |
 		python3 -c '
 import json, sys
-run = {}
+lines = {}
 for l in sys.stdin:
     o = json.loads(l)
-    run[o["comm"]] = run.get(o["comm"], 0) + o["run_ns"]
-for c, ns in sorted(run.items()):
-    print(c, ns)' >"$T/run.sum"
+    lines.setdefault(o["comm"], []).append(o)
+for comm, v in sorted(lines.items()):
+    first, last = v[0], v[-1]
+    ready = first["time_ns"] - first["run_ns"] - first["sch_delay_ns"]
+    run = sum(o["run_ns"] for o in v)
+    tiled = first["sch_delay_ns"] + run + sum(o["wait_ns"] for o in v[1:])
+    print(comm, run, last["time_ns"] - ready - tiled)' >"$T/run.sum"
 	bad=""
 	for b in busy-0 busy-1; do
 		cpu=$(awk -v n="$b" '$2 == "thread" && $3 == n { print $9 }' "$T/run.out")
 		got=$(awk -v n="$b" '$1 == n { print $2 }' "$T/run.sum")
-		within "${got:-0}" "${cpu:-0}" 15 || bad="$bad $b: run $got ns, CPU $cpu ns;"
+		gap=$(awk -v n="$b" '$1 == n { print $3 }' "$T/run.sum")
+		[ "${gap:-x}" = 0 ] || bad="$bad $b: lines leave ${gap:-?} ns of its life untiled;"
+		[ "${got:-0}" -ge $((cpu - cpu / 100)) ] && [ "${got:-0}" -le $((cpu + cpu / 4)) ] ||
+			bad="$bad $b: run $got ns, CPU $cpu ns;"
 	done
 	if [ -z "$bad" ]; then
 		ok offcpu_timehist_cpu
