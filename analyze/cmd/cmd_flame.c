@@ -43,8 +43,9 @@ static const char usage[] =
 "                          stack ending in [off-cpu STATE]; needs a recording\n"
 "                          made with amber-rec --off-cpu\n"
 "      --wall-clock        where each thread's wall-clock time went: on-CPU\n"
-"                          samples (cpu-clock, weighted by period) and off-CPU\n"
-"                          time, under a comm-TID frame per thread\n"
+"                          samples (cpu-clock, weighted by period, scaled to the\n"
+"                          thread's time between switches) and off-CPU time,\n"
+"                          under a comm-TID frame per thread\n"
 "  -e, --event NAME        only samples of this event\n"
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"

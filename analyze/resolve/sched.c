@@ -685,10 +685,31 @@ static int flush_open(struct ana_sched *s)
 	return err;
 }
 
+/* Forget every thread's state, for a run from the recording's start. */
+static void forget_threads(struct ana_sched *s)
+{
+	struct amb_hashmap_slot *slot;
+
+	amb_hashmap_for_each(&s->threads, slot) {
+		struct sched_thread *st = slot->value;
+
+		copy_free(&st->out);
+		copy_free(&st->wake);
+		free(st);
+	}
+	amb_hashmap_clear(&s->threads);
+	if (s->cpu_last)
+		memset(s->cpu_last, 0, s->cap_cpus * sizeof(*s->cpu_last));
+}
+
 int ana_sched_run(struct ana_sched *s, const struct ana_sched_ops *ops, void *ctx)
 {
 	int err;
 
+	forget_threads(s);
+	s->filter.first_time = 0;
+	s->win_start = 0;
+	s->win_end = UINT64_MAX;
 	memset(&s->st, 0, sizeof(s->st));
 	s->ops = ops;
 	s->ctx = ctx;
@@ -837,17 +858,9 @@ fail:
 
 void ana_sched_close(struct ana_sched *s)
 {
-	struct amb_hashmap_slot *slot;
-
 	if (!s)
 		return;
-	amb_hashmap_for_each(&s->threads, slot) {
-		struct sched_thread *st = slot->value;
-
-		copy_free(&st->out);
-		copy_free(&st->wake);
-		free(st);
-	}
+	forget_threads(s);
 	amb_hashmap_free(&s->threads);
 	free(s->cpu_last);
 	free(s->kinds);

@@ -157,7 +157,8 @@ bool ana_sched_system_wide(const struct ana_sched *s);     /* not a command, -p 
  * Replay the recording through @ops: waits at their switch-in, runs at
  * their switch-out, other samples in time order, then what is still open
  * at the end (in thread id order).  Returns 0, the first nonzero value of
- * a callback, or -ENOMEM.  One run per model.
+ * a callback, or -ENOMEM.  Each run starts from the recording's start
+ * (the machine keeps what earlier runs taught it of threads and maps).
  */
 int ana_sched_run(struct ana_sched *s, const struct ana_sched_ops *ops, void *ctx);
 

@@ -11,7 +11,14 @@
 
 #include "analyze/resolve/resolve.h"
 #include "analyze/view/offcpu.h"
+#include "common/hashmap.h"
 #include "common/util.h"
+
+/* ANA_OFFCPU_WALL: a thread's time on CPU, as its switches say and as
+ * its samples add up, to scale the one to the other. */
+struct on_cpu {
+	uint64_t run_ns, sampled_ns;
+};
 
 struct ana_offcpu {
 	enum ana_offcpu_mode mode;
@@ -23,6 +30,7 @@ struct ana_offcpu {
 	char frames[ANA_SCHED_NR_STATES][40];
 	uint64_t *chain;                 /* the current wait's callchain, trimmed */
 	size_t cap_chain;
+	struct amb_hashmap on_cpu;       /* tid -> struct on_cpu (ANA_OFFCPU_WALL) */
 	ana_sample_fn fn;
 	void *ctx;
 	struct ana_offcpu_stats st;
@@ -111,26 +119,93 @@ static int on_wait(void *ctx, const struct ana_sched_wait *w)
 	return oc->fn ? oc->fn(oc->ctx, &s, w->t) : 0;
 }
 
+static struct on_cpu *on_cpu_of(struct ana_offcpu *oc, uint32_t tid)
+{
+	uint64_t hash = amb_hash_u64(tid);
+	struct on_cpu *c = amb_hashmap_find_u64(&oc->on_cpu, hash, tid);
+
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (c && amb_hashmap_add(&oc->on_cpu, hash, tid, c)) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+static int count_run(void *ctx, const struct ana_sched_run *r)
+{
+	struct on_cpu *c = on_cpu_of(ctx, ana_thread_tid(r->t));
+
+	if (!c)
+		return -ENOMEM;
+	c->run_ns += r->end - r->start;
+	return 0;
+}
+
+static int count_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
+{
+	struct ana_offcpu *oc = ctx;
+	struct on_cpu *c;
+
+	if (smp->evt != oc->clock)
+		return 0;
+	c = on_cpu_of(oc, ana_thread_tid(t));
+	if (!c)
+		return -ENOMEM;
+	c->sampled_ns += smp->period;
+	return 0;
+}
+
+/*
+ * A sample's period is the clock's nominal one even when a busy machine
+ * fired it late, and the samples of a thread miss part of its stretches
+ * on CPU: scaled by the time the thread's switches say it ran over what
+ * its samples add up to, its on-CPU stacks share exactly that time.
+ */
+static uint64_t scaled_period(struct ana_offcpu *oc, const struct ana_sample *smp,
+			      const struct ana_thread *t)
+{
+	uint32_t tid = ana_thread_tid(t);
+	const struct on_cpu *c = amb_hashmap_find_u64(&oc->on_cpu, amb_hash_u64(tid), tid);
+
+	if (!c || !c->run_ns || !c->sampled_ns)
+		return smp->period;
+	return (uint64_t)((double)smp->period * (double)c->run_ns / (double)c->sampled_ns + 0.5);
+}
+
 static int on_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
 {
 	struct ana_offcpu *oc = ctx;
+	struct ana_sample s;
 
 	if (oc->mode != ANA_OFFCPU_WALL || smp->evt != oc->clock)
 		return 0;
+	s = *smp;
+	s.period = scaled_period(oc, smp, t);
 	oc->st.on_cpu++;
-	oc->st.on_cpu_ns += smp->period;
-	return oc->fn ? oc->fn(oc->ctx, smp, t) : 0;
+	oc->st.on_cpu_ns += s.period;
+	return oc->fn ? oc->fn(oc->ctx, &s, t) : 0;
 }
 
 int ana_offcpu_run(struct ana_offcpu *oc, ana_sample_fn fn, void *ctx)
 {
 	struct ana_sched_ops ops = { .wait = on_wait, .sample = on_sample };
+	struct ana_sched_ops count = { .run = count_run, .sample = count_sample };
 	struct ana_sched_stats ss;
 	int err;
 
 	memset(&oc->st, 0, sizeof(oc->st));
 	oc->fn = fn;
 	oc->ctx = ctx;
+	/* The wall clock reads the recording twice: runs and samples per
+	 * thread first, without a stack walked, then the profile. */
+	if (oc->mode == ANA_OFFCPU_WALL) {
+		err = ana_sched_run(oc->sched, &count, oc);
+		if (err)
+			return err;
+	}
 	err = ana_sched_run(oc->sched, &ops, oc);
 	ana_sched_get_stats(oc->sched, &ss);
 	oc->st.samples = ss.samples;
@@ -212,9 +287,14 @@ fail:
 
 void ana_offcpu_close(struct ana_offcpu *oc)
 {
+	struct amb_hashmap_slot *slot;
+
 	if (!oc)
 		return;
 	ana_sched_close(oc->sched);
+	amb_hashmap_for_each(&oc->on_cpu, slot)
+		free(slot->value);
+	amb_hashmap_free(&oc->on_cpu);
 	free(oc->chain);
 	free(oc);
 }

@@ -15,9 +15,12 @@
  *
  * Wall clock: the same waits, and the on-CPU samples of one clock event
  * (cpu-clock or task-clock, whose period is nanoseconds of CPU time),
- * with their own event.  For a thread, the weights then add up to the
- * time it existed within the recording, give or take the sampling
- * error of its on-CPU part.
+ * with their own event, their periods scaled per thread so that they add
+ * up to the time the thread's switches say it ran (a busy machine fires
+ * the sampling timer late, and a late sample still says one period).
+ * For a thread, the weights then add up to the time it existed within
+ * the recording; only a thread that no sample caught on CPU misses that
+ * (little) time.  This reads the recording twice.
  *
  * A command reads those samples as it reads recorded ones: the sample
  * function gets each with its thread, walks its stack on

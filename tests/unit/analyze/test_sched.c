@@ -470,6 +470,35 @@ static void test_system_wide(void **state)
 	assert_false(g.runs[3].open);
 }
 
+/* A model runs again from the recording's start, as the wall clock's
+ * two passes need. */
+static void test_two_runs(void **state)
+{
+	struct ana_sched_ops ops = { on_wait, on_run, on_sample };
+	struct ana_pipeline_opts o;
+	struct ana_sched *s;
+	struct got a, b;
+
+	(void)state;
+	write_command();
+	ana_pipeline_opts_init(&o);
+	assert_int_equal(ana_sched_open(path, &o, 0, &s), 0);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(ana_sched_run(s, &ops, &a), 0);
+	assert_int_equal(ana_sched_run(s, &ops, &b), 0);
+	assert_int_equal(a.nr_waits, 3);
+	assert_int_equal(b.nr_waits, a.nr_waits);
+	assert_int_equal(b.nr_runs, a.nr_runs);
+	assert_int_equal(b.samples, a.samples);
+	for (unsigned i = 0; i < a.nr_waits; i++) {
+		assert_int_equal(b.waits[i].out_time, a.waits[i].out_time);
+		assert_int_equal(b.waits[i].in_time, a.waits[i].in_time);
+	}
+	ana_sched_close(s);
+	ana_pipeline_opts_free(&o);
+}
+
 static void test_no_sched_events(void **state)
 {
 	struct ana_pipeline_opts o;
@@ -532,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_swapped),
 		cmocka_unit_test(test_system_wide),
+		cmocka_unit_test(test_two_runs),
 		cmocka_unit_test(test_no_sched_events),
 	};
 
