@@ -202,7 +202,7 @@ $(SAN_ANA): $(call obj,san,$(ANALYZE_SRC)) $(SAN_BASE)
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC fuzz $<")
-	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 
 FUZZ_BASE    := $(LIB_OBJ_FUZZ)
 FUZZ_RECORD  := $(call obj,fuzz/obj,$(RECORD_LIB_SRC))

@@ -50,7 +50,9 @@
 #include "record/output.h"
 #include "record/privileges.h"
 #include "record/rotate.h"
+#include "record/sched_events.h"
 #include "record/stat.h"
+#include "record/synthesize.h"
 #include "record/sysutil.h"
 #include "record/target.h"
 
@@ -95,6 +97,7 @@ static void usage(FILE *f)
 		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -u USER | -a | -C CPUS\n"
 		"                 | -G CGROUP\n"
 		"       amber-rec stat [OPTIONS] -- COMMAND [ARGS]   (amber-rec stat --help)\n"
+		"       amber-rec sched [OPTIONS] [-- COMMAND]  (amber-rec sched --help)\n"
 		"       amber-rec --list-events [PATTERN] [-v]\n\n"
 		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
 		"  -F, --freq HZ            samples per second (default %u)\n"
@@ -112,6 +115,12 @@ static void usage(FILE *f)
 		"                           cgroup hierarchy, e.g. system.slice/foo.service)\n"
 		"      --filter EXPR        tracepoint filter for the -e before it (the kernel's\n"
 		"                           syntax: 'prev_comm == \"sshd\" && prev_state == 1')\n"
+		"      --off-cpu            add the scheduler tracepoints (sched_switch with\n"
+		"                           the -g/--call-graph stacks, sched_waking, ...) and,\n"
+		"                           unless system-wide, context-switch records: for\n"
+		"                           amber-analyze report/flame --off-cpu and sched\n"
+		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
+		"      --sched              the scheduler only, as amber-rec sched\n"
 		"      --duration SECONDS   stop after this long\n"
 		"  -o, --output FILE        output (default %s; an existing one is moved to\n"
 		"                           FILE.old, FILE.old.1, ...; /dev/null keeps nothing)\n"
@@ -162,7 +171,7 @@ struct rec_session {
 
 static int parse_events(struct rec_session *s)
 {
-	static char default_spec[] = "cycles";
+	static char default_spec[] = REC_DEFAULT_EVENT;
 	char *def[] = { default_spec };
 	char **specs = s->opts.nr_event_specs ? s->opts.event_specs : def;
 	size_t n = s->opts.nr_event_specs ? s->opts.nr_event_specs : 1;
@@ -240,6 +249,7 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	sp->stack_size = s->opts.stack_size;
 	sp->data = s->opts.data;
 	sp->branch = s->opts.branch;
+	sp->switch_events = s->opts.switch_events;
 	sp->enable_on_exec = s->target.kind == REC_TARGET_CMD;
 	sp->inherit = s->target.kind != REC_TARGET_TID && s->target.kind != REC_TARGET_SYSTEM;
 	/* Wake the drain thread when a quarter of the ring, or 2 MiB, is
@@ -588,19 +598,37 @@ int main(int argc, char **argv)
 	unsigned pages;
 	int err, cerr, wstatus = 0, ret = EXIT_REC_FAIL;
 	bool have_status = false, exec_failed = false;
+	char *sched_cmd = NULL;
 
 	amb_set_warn(print_warning, NULL);
 	if (argc > 1 && !strcmp(argv[1], "stat"))
 		return rec_stat_main(argc, argv);
 	s->target.go_fd = s->target.err_fd = -1;
 	s->out.fd = -1;
-	if (rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err))) {
-		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec --help)\n", s->err);
+	/* `amber-rec sched ...` is `amber-rec --sched ...` (sched_events.c). */
+	if (argc > 1 && !strcmp(argv[1], "sched")) {
+		static char sched_opt[] = "--sched";
+
+		sched_cmd = argv[1];
+		argv[1] = sched_opt;
+	}
+	err = rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err));
+	if (sched_cmd)
+		argv[1] = sched_cmd;   /* the recorded cmdline says what was typed */
+	if (!err && rec_sched_apply(&s->opts)) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		err = -ENOMEM;
+	}
+	if (err) {
+		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec %s--help)\n", s->err,
+			s->opts.sched ? "sched " : "");
 		rec_opts_free(&s->opts);
 		return EXIT_REC_FAIL;
 	}
 	if (s->opts.help || s->opts.version) {
-		if (s->opts.help)
+		if (s->opts.help && s->opts.sched)
+			rec_sched_usage(stdout);
+		else if (s->opts.help)
 			usage(stdout);
 		else
 			printf("amber-rec %s\n", AMB_VERSION);

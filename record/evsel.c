@@ -97,6 +97,7 @@ void rec_attr_apply(struct rec_event *ev, const struct rec_sampling *s, bool fir
 		a->comm_exec = 1;
 		a->task = 1;
 		a->build_id = 1;
+		a->context_switch = s->switch_events;
 	}
 }
 

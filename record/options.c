@@ -34,6 +34,9 @@ enum {
 	OPT_FLIGHT,
 	OPT_OVERWRITE,
 	OPT_FILTER,
+	OPT_OFF_CPU,
+	OPT_SCHED,
+	OPT_SWITCH_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +61,9 @@ static const struct option long_opts[] = {
 	{ "cpu",               required_argument, NULL, 'C' },
 	{ "list-events",       no_argument,       NULL, OPT_LIST },
 	{ "verbose",           no_argument,       NULL, 'v' },
+	{ "off-cpu",           no_argument,       NULL, OPT_OFF_CPU },
+	{ "sched",             no_argument,       NULL, OPT_SCHED },
+	{ "switch-events",     no_argument,       NULL, OPT_SWITCH_EVENTS },
 	{ "help",              no_argument,       NULL, 'h' },
 	{ "version",           no_argument,       NULL, OPT_VERSION },
 	{ "switch-output",     optional_argument, NULL, OPT_SWITCH_OUTPUT },
@@ -426,6 +432,15 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		case 'v':
 			o->verbose = true;
 			break;
+		case OPT_OFF_CPU:
+			o->off_cpu = true;
+			break;
+		case OPT_SCHED:
+			o->sched = true;
+			break;
+		case OPT_SWITCH_EVENTS:
+			o->switch_events = true;
+			break;
 		case 'h':
 			o->help = true;
 			break;
@@ -542,8 +557,9 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 			    "command, -p, -t, -a, -C or -G");
 	if (o->cgroup && (o->nr_pids || o->nr_tids))
 		return fail(err, errlen, "-G records a cgroup on every CPU: give no -p or -t");
+	/* The sched preset is system-wide by default (sched_events.c). */
 	if (!o->argc && !o->nr_pids && !o->nr_tids && !o->system_wide && !o->cpulist &&
-	    !o->cgroup && !o->uid)
+	    !o->cgroup && !o->uid && !o->sched)
 		return fail(err, errlen, "nothing to record: give a command, -p PID, -t TID, "
 			    "-u USER, -G CGROUP or -a");
 	return check_output_modes(o, err, errlen);

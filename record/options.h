@@ -23,6 +23,7 @@ enum rec_callgraph {
 #define REC_DEFAULT_STACK_SIZE  32768u   /* issue 5 measures this choice */
 #define REC_DEFAULT_FLUSH_MS    1000u
 #define REC_DEFAULT_OUTPUT      "trace.amber"
+#define REC_DEFAULT_EVENT       "cycles"
 
 /* --filter EXPR: a tracepoint filter for the events of one -e. */
 struct rec_filter_opt {
@@ -54,6 +55,9 @@ struct rec_opts {
 	size_t nr_tids, cap_tids;
 	bool system_wide;          /* -a */
 	const char *cpulist;       /* -C */
+	bool off_cpu;              /* --off-cpu: scheduler events (sched_events.h) */
+	bool sched;                /* --sched, `amber-rec sched`: the sched preset */
+	bool switch_events;        /* --switch-events: PERF_RECORD_SWITCH records */
 	bool list_events;          /* --list-events [PATTERN] */
 	const char *list_pattern;
 	bool verbose;              /* -v: --list-events with descriptions */

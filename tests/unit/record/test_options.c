@@ -15,6 +15,7 @@
 #include "record/embed_files.h"
 #include "record/ksyms_trim.h"
 #include "record/options.h"
+#include "record/sched_events.h"
 
 /* Parse a NULL-terminated argument list (argv[0] is added).  o->argv
  * points into the static array until the next call. */
@@ -389,9 +390,69 @@ static void test_stat_errors(void **state)
 	}
 }
 
+/* --off-cpu and the sched preset add the scheduler's events (sched.c). */
+static void test_sched(void **state)
+{
+	struct rec_opts o;
+	char err[256];
+
+	(void)state;
+	/* A profile of a command gets them after its default event, and
+	 * context-switch records for the switch-ins. */
+	assert_int_equal(parse(&o, err, ARGS("--off-cpu", "-g", "ls")), 0);
+	assert_true(o.off_cpu);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 5);
+	assert_string_equal(o.event_specs[0], REC_DEFAULT_EVENT);
+	assert_string_equal(o.event_specs[1], "sched:sched_switch");
+	assert_string_equal(o.event_specs[4], "sched:sched_migrate_task");
+	assert_true(o.switch_events);
+	assert_false(o.system_wide);
+	assert_int_equal(o.mmap_pages, REC_SCHED_PAGES);
+	rec_opts_free(&o);
+
+	/* -e's events stay, nothing twice; system-wide needs no records; a
+	 * DWARF ring keeps its own size; -m is kept. */
+	assert_int_equal(parse(&o, err, ARGS("--off-cpu", "-a", "-e", "cpu-clock", "-e",
+					     "sched:sched_waking", "--call-graph", "dwarf")), 0);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 5);
+	assert_string_equal(o.event_specs[0], "cpu-clock");
+	assert_string_equal(o.event_specs[1], "sched:sched_waking");
+	assert_false(o.switch_events);
+	assert_int_equal(o.mmap_pages, 0);
+	rec_opts_free(&o);
+
+	/* The sched preset: scheduler events only, system-wide by default,
+	 * even without a command (perf sched record does the same). */
+	assert_int_equal(parse(&o, err, ARGS("--sched", "--duration", "1")), 0);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 4);
+	assert_true(o.system_wide);
+	assert_false(o.switch_events);
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("--sched", "-p", "1", "-m", "64")), 0);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_false(o.system_wide);
+	assert_true(o.switch_events);
+	assert_int_equal(o.mmap_pages, 64);
+	rec_opts_free(&o);
+
+	/* --switch-events alone: rec_sched_apply() adds no event. */
+	assert_int_equal(parse(&o, err, ARGS("--switch-events", "ls")), 0);
+	assert_true(o.switch_events);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 0);
+	rec_opts_free(&o);
+	/* Without --sched there is still nothing to record. */
+	assert_int_equal(parse(&o, err, ARGS("--off-cpu")), -EINVAL);
+	rec_opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sched),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_errors),
