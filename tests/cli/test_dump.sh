@@ -80,14 +80,40 @@ check dump_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: dump: $
 "$ANA" dump --help | grep -q '"0x..."'
 check dump_help [ $? = 0 ]
 
-for f in testdata/valid/*.amber testdata/invalid/*.amber; do
+for f in testdata/valid/*.amber; do
 	[ -e "$f" ] || continue
 	name=$(basename "$f" .amber)
 	"$ANA" dump "$f" >/dev/null 2>&1; rc=$?
-	case $f in
-	testdata/valid/*) check "dump_valid_$name" [ $rc = 0 ] ;;
-	*) check "dump_invalid_$name" [ $rc -le 2 ] ;;
+	check "dump_valid_$name" [ $rc = 0 ]
+done
+
+# Each damaged file: the exit status and the message testdata/invalid/READERS
+# states for dump (the NAME.err line, another warning, or none at all).
+for f in testdata/invalid/*.amber; do
+	[ -e "$f" ] || continue
+	name=$(basename "$f" .amber)
+	line=$(grep "^$name|" testdata/invalid/READERS)
+	if [ -z "$line" ]; then
+		fail "dump_invalid_$name" "not in testdata/invalid/READERS"
+		continue
+	fi
+	want_rc=$(echo "$line" | cut -d'|' -f2)
+	says=$(echo "$line" | cut -d'|' -f3)
+	"$ANA" dump "$f" >/dev/null 2>"$T/err"; rc=$?
+	case $says in
+	=err) says=$(cat "${f%.amber}.err") ;;
 	esac
+	if [ "$rc" != "$want_rc" ]; then
+		fail "dump_invalid_$name" "exit $rc, expected $want_rc: $(head -n 2 "$T/err")"
+	elif [ "$says" = - ] && [ -s "$T/err" ]; then
+		fail "dump_invalid_$name" "expected no message, got: $(head -n 2 "$T/err")"
+	elif [ "$says" != - ] && ! grep -qF -- "$says" "$T/err"; then
+		fail "dump_invalid_$name" "'$says' not in: $(head -n 2 "$T/err")"
+	elif [ "$rc" = 2 ] && ! grep -q "^amber-analyze: error: dump: $f: " "$T/err"; then
+		fail "dump_invalid_$name" "no 'error: dump: FILE:' line: $(head -n 2 "$T/err")"
+	else
+		ok "dump_invalid_$name"
+	fi
 done
 
 if [ ! -x "$REC" ]; then

@@ -16,8 +16,6 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 # check NAME CONDITION-COMMAND...: ok if the command succeeds.
 check() { n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
 has() { grep -q -- "$2" "$1"; }
-# A crash (signal, sanitizer) shows as an exit status above 2.
-sane_rc() { [ "$1" -le 2 ]; }
 
 if [ ! -x "$ANA" ]; then
 	echo "skip info_verify: $ANA not built"
@@ -115,13 +113,45 @@ if [ -e "$1" ]; then
 		else
 			fail "verify_invalid_$name" "exit $rc, expected 1 and '$(cat "$err")' in: $(head -3 "$T/v")"
 		fi
-		"$ANA" info "$f" >/dev/null 2>&1; rc=$?
-		check "info_invalid_$name" sane_rc $rc
+		# info and salvage: what testdata/invalid/READERS says of the file.
+		line=$(grep "^$name|" testdata/invalid/READERS)
+		if [ -z "$line" ]; then
+			fail "info_invalid_$name" "not in testdata/invalid/READERS"
+			continue
+		fi
+		want_rc=$(echo "$line" | cut -d'|' -f4)
+		says=$(echo "$line" | cut -d'|' -f5)
+		keeps=$(echo "$line" | cut -d'|' -f6)
+		case $says in
+		=err) says=$(cat "$err") ;;
+		esac
+		"$ANA" info "$f" >"$T/info" 2>&1; rc=$?
+		if [ "$rc" != "$want_rc" ]; then
+			fail "info_invalid_$name" "exit $rc, expected $want_rc: $(head -n 2 "$T/info")"
+		elif [ "$says" = - ] && ! grep -q '^problems:   0$' "$T/info"; then
+			fail "info_invalid_$name" "expected 'problems:   0': $(grep -A2 '^problems' "$T/info" | tr '\n' '|')"
+		elif [ "$says" != - ] && ! grep -qF -- "$says" "$T/info"; then
+			fail "info_invalid_$name" "'$says' not in: $(grep -A2 '^problems' "$T/info" | tr '\n' '|')$(head -c 300 "$T/info")"
+		elif [ "$rc" = 2 ] && ! grep -q "^amber-analyze: error: info: $f: " "$T/info"; then
+			fail "info_invalid_$name" "no 'error: info: FILE:' line: $(head -n 2 "$T/info")"
+		else
+			ok "info_invalid_$name"
+		fi
 		rm -f "$T/fixed.amber"
-		"$ANA" verify -q --salvage "$T/fixed.amber" "$f" >/dev/null 2>&1
-		if [ -f "$T/fixed.amber" ]; then
-			"$ANA" verify "$T/fixed.amber" >/dev/null 2>&1
-			check "salvage_invalid_$name" [ $? = 0 ]
+		"$ANA" verify -q --salvage "$T/fixed.amber" "$f" >"$T/sv" 2>&1; rc=$?
+		if [ "$keeps" = none ]; then
+			if [ "$rc" = 2 ] && [ ! -e "$T/fixed.amber" ] &&
+			   grep -q "^amber-analyze: error: verify: $f: salvage to $T/fixed.amber: " "$T/sv"; then
+				ok "salvage_invalid_$name"
+			else
+				fail "salvage_invalid_$name" "expected exit 2 and no file: exit $rc, $(tail -n 1 "$T/sv")"
+			fi
+		elif [ "$rc" != 1 ] || ! grep -q "^$f: salvaged $keeps blocks into $T/fixed.amber\$" "$T/sv"; then
+			fail "salvage_invalid_$name" "expected exit 1 and $keeps blocks kept: exit $rc, $(tail -n 1 "$T/sv")"
+		elif ! "$ANA" verify "$T/fixed.amber" >"$T/v2" 2>&1; then
+			fail "salvage_invalid_$name" "the salvaged copy does not verify: $(head -n 2 "$T/v2")"
+		else
+			ok "salvage_invalid_$name"
 		fi
 	done
 else
