@@ -2,13 +2,34 @@
 # Run every test: layering check, cmocka unit tests (ASan+UBSan), CLI tests
 # on the real binaries, and a short smoke run of every fuzz target.
 # Closes with one "N passed, N failed, N skipped" line; exit 1 on failure.
+#
+# Skips: every skip is listed at the end.  With CI=true (or
+# AMB_STRICT_SKIPS=1) a skip whose name is not in tests/skips.allowed is a
+# failure: CI has root and every package `make deps` installs, so a test
+# that skips there has stopped testing (a recorder that no longer records,
+# a tool that went missing).
 B=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
 export AMB_BUILD="$(pwd)/$B"
 pass=0 fail=0 skip=0
 failed=""
+skipped=""
+strict=${AMB_STRICT_SKIPS:-}
+[ "${CI:-}" = true ] && strict=1
 
 note() { printf '%s\n' "$*"; }
+
+# skipped NAME REASON: remember a skip; under the strict policy one not
+# declared in tests/skips.allowed fails.
+skipped() {
+	skipped="$skipped
+  $1: $2"
+	if [ -n "$strict" ] && ! grep -q "^$1[ 	]" tests/skips.allowed; then
+		fail=$((fail + 1))
+		failed="$failed skip:$1"
+		note "FAIL skip $1: not in tests/skips.allowed ($2)"
+	fi
+}
 
 if sh tests/check_layering.sh; then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed layering"; fi
 
@@ -20,6 +41,9 @@ for t in $(find "$B/tests/unit" -type f -perm -u+x 2>/dev/null | sort); do
 	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
 	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
 	s=$(printf '%s\n' "$out" | grep -c '^\[  SKIPPED \] [a-z_]' || true)
+	for n in $(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([a-z_][a-z0-9_]*\)$/\1/p'); do
+		skipped "unit:$(basename "$t"):$n" "skipped by the test"
+	done
 	p=${p:-0}; f=${f:-0}
 	if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
@@ -38,6 +62,11 @@ for t in tests/cli/test_*.sh; do
 	p=$(printf '%s\n' "$out" | grep -c '^ok ' || true)
 	f=$(printf '%s\n' "$out" | grep -c '^FAIL ' || true)
 	s=$(printf '%s\n' "$out" | grep -c '^skip ' || true)
+	printf '%s\n' "$out" | sed -n 's/^skip \([^:]*\): \(.*\)$/\1 \2/p' >"${TMPDIR:-/tmp}/amber-skips.$$"
+	while read -r n why; do
+		skipped "$n" "$why"
+	done <"${TMPDIR:-/tmp}/amber-skips.$$"
+	rm -f "${TMPDIR:-/tmp}/amber-skips.$$"
 	if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; note "cli: $t exited $rc"; fi
 	if [ "$f" != 0 ]; then printf '%s\n' "$out" | grep -v '^ok ' | tail -30; failed="$failed $(basename "$t")"; fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
@@ -56,6 +85,7 @@ for fz in $(find "$B/fuzz/bin" -type f -perm -u+x 2>/dev/null | sort); do
 	rm -rf "$corpus" "$corpus.log"
 done
 
+[ -n "$skipped" ] && note "skipped:$skipped"
 [ -n "$failed" ] && note "failed:$failed"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
