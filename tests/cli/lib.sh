@@ -109,6 +109,31 @@ wait_for_line() {
 	return 1
 }
 
+# wait_until SECS CMD...: run CMD every 0.1 s until it succeeds; returns 1
+# if it has not after SECS seconds.  SECS only bounds a hung test: a test
+# waits for a condition, never for a time.
+wait_until() {
+	_wl=$(($1 * 10))
+	shift
+	while ! "$@" 2>/dev/null; do
+		_wl=$((_wl - 1))
+		[ $_wl -gt 0 ] || return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# ring_blocks FILE: how many RING blocks FILE (perhaps still being written)
+# holds, from amber-analyze info (0 when none or unreadable).
+ring_blocks() {
+	"$ANA" info "$1" 2>/dev/null | awk '$1 == "ring" && NF == 6 { n = $2 } END { print n + 0 }'
+}
+
+# has_ring_blocks FILE N: FILE holds at least N RING blocks.
+has_ring_blocks() {
+	[ "$(ring_blocks "$1")" -ge "$2" ]
+}
+
 # --- guards: print "skip NAME: reason" and return 1 when unmet -------------
 
 need_root() {
@@ -139,6 +164,38 @@ need_ana() {
 	need_file "$1" "$ANA"
 }
 
+# perf_record [--buildids] OUT PERF-RECORD-ARGS...: `perf record -q -N -B -o
+# OUT ARGS` (bounded, 120 s), its output in OUT.log; with --buildids
+# without -B (perf.data then lists the build-ids of the objects hit).
+# perf 6.1 now and then aborts at the end of a recording ("assertion failed
+# at util/build-id.c:1010", "stack smashing detected") when other perf runs
+# share the machine: -N (no ~/.debug cache) and -B (no build-id pass) keep
+# it out of that code, and a run that still aborts (SIGABRT, exit 134) is
+# made again, up to three times, saying so on stderr.  Any other failure
+# returns perf's exit status at once.
+perf_record() {
+	_pb=-B
+	if [ "$1" = --buildids ]; then
+		_pb=
+		shift
+	fi
+	_po=$1
+	shift
+	_pt=1
+	while :; do
+		# shellcheck disable=SC2086 # $_pb is empty or one word
+		run_timeout 120 perf record -q -N $_pb -o "$_po" "$@" >"$_po.log" 2>&1
+		_prc=$?
+		[ $_prc = 0 ] && return 0
+		if [ $_prc != 134 ] && ! grep -q 'assertion failed at util/build-id.c\|stack smashing detected' "$_po.log"; then
+			return $_prc
+		fi
+		[ $_pt = 3 ] && return $_prc
+		echo "note: perf record aborted in its build-id code (run $_pt, exit $_prc: $(grep -m 1 'assert\|smashing' "$_po.log")): recording again" >&2
+		_pt=$((_pt + 1))
+	done
+}
+
 # need_perf NAME: perf is installed and `perf record -e cpu-clock true` works.
 # The probe runs once per script.
 _lib_perf_state=""
@@ -146,22 +203,12 @@ need_perf() {
 	if [ -z "$_lib_perf_state" ]; then
 		if ! command -v perf >/dev/null 2>&1; then
 			_lib_perf_state="perf not installed"
+		elif perf_record "$T/.perf-probe.data" -e cpu-clock true 2>/dev/null; then
+			_lib_perf_state=yes
 		else
-			# perf 6.1 now and then dies in its build-id cache (an assertion
-			# in util/build-id.c) when other perf runs share ~/.debug: one
-			# failed probe is not yet "perf does not work here".
-			_lib_perf_state="perf record -e cpu-clock fails"
-			for _try in 1 2 3; do
-				if run_timeout 30 perf record -q -e cpu-clock -o "$T/.perf-probe.data" \
-					true >"$T/.perf-probe.log" 2>&1; then
-					_lib_perf_state=yes
-					break
-				fi
-				_lib_perf_state="perf record -e cpu-clock fails: $(head -n 1 "$T/.perf-probe.log")"
-				sleep 1
-			done
+			_lib_perf_state="perf record -e cpu-clock fails: $(head -n 1 "$T/.perf-probe.data.log")"
 		fi
-		rm -f "$T/.perf-probe.data" "$T/.perf-probe.data.old"
+		rm -f "$T/.perf-probe.data" "$T/.perf-probe.data.old" "$T/.perf-probe.data.log"
 	fi
 	[ "$_lib_perf_state" = yes ] && return 0
 	skip "$1" "$_lib_perf_state"

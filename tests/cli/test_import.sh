@@ -50,18 +50,11 @@ same_top() {
 record_import() {
 	_n=$1
 	shift
-	# perf 6.1 record itself now and then dies at exit ("stack smashing
-	# detected", an assertion in util/build-id.c) when perf runs elsewhere
-	# on the machine share its build-id cache: -N keeps out of the cache, and
-	# a failed run is recorded again.
-	_try=0
-	until run_timeout 120 perf record -q -N -o "$T/$_n.data" "$@" >"$T/$_n.rec.log" 2>&1; do
-		_try=$((_try + 1))
-		if [ $_try = 3 ]; then
-			fail "$_n" "perf record failed 3 times: $(tail -n 2 "$T/$_n.rec.log")"
-			return 1
-		fi
-	done
+	# With build-ids: the import must keep them (import_fp_buildids).
+	if ! perf_record --buildids "$T/$_n.data" "$@"; then
+		fail "$_n" "perf record failed: $(tail -n 2 "$T/$_n.data.log")"
+		return 1
+	fi
 	if ! "$ANA" import "$T/$_n.data" -o "$T/$_n.amber" >"$T/$_n.imp.log" 2>&1; then
 		fail "$_n" "import failed: $(tail -n 3 "$T/$_n.imp.log")"
 		return 1

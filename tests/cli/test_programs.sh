@@ -175,10 +175,11 @@ t_syscalls_sleep() {
 t_mix_split() {
 	need_file workload_mix_split "$W" || return 0
 	need_perf workload_mix_split || return 0
-	run_timeout 120 perf record -q -e cpu-clock -F 999 -o "$T/mix1.data" \
-		"$W" --work 60 >/dev/null 2>&1
-	run_timeout 120 perf record -q -e cpu-clock -F 999 -o "$T/mix2.data" \
-		"$W" --work 60 --mix 2,3,5 >/dev/null 2>&1
+	if ! perf_record "$T/mix1.data" -e cpu-clock -F 999 "$W" --work 60 ||
+	   ! perf_record "$T/mix2.data" -e cpu-clock -F 999 "$W" --work 60 --mix 2,3,5; then
+		fail workload_mix_split "perf record failed: $(tail -n 1 "$T"/mix*.data.log)"
+		return
+	fi
 	a1=$(perf_self_pct "$T/mix1.data" hot_a)
 	b1=$(perf_self_pct "$T/mix1.data" hot_b)
 	a2=$(perf_self_pct "$T/mix2.data" hot_a)
@@ -196,8 +197,8 @@ t_mix_split() {
 t_hot_loop_line() {
 	need_file workload_hot_loop "$W" || return 0
 	need_perf workload_hot_loop || return 0
-	[ -s "$T/mix1.data" ] || run_timeout 120 perf record -q -e cpu-clock -F 999 \
-		-o "$T/mix1.data" "$W" --work 60 >/dev/null 2>&1
+	[ -s "$T/mix1.data" ] || perf_record "$T/mix1.data" -e cpu-clock -F 999 "$W" --work 60 ||
+		{ fail workload_hot_loop "perf record failed: $(tail -n 1 "$T/mix1.data.log")"; return; }
 	want=$(grep -n '/\* HOT-LOOP \*/' "$SRC/workload.c" | cut -d: -f1)
 	got=$(perf report -i "$T/mix1.data" --stdio --no-children --sort sym,srcline -g none \
 		2>/dev/null | awk '$1 ~ /%$/ && $3 == "hot_a" { print $4; exit }')
@@ -213,8 +214,9 @@ t_hot_loop_line() {
 t_dwarf_chain() {
 	need_file workload_dwarf_chain "$WNOFP" || return 0
 	need_perf workload_dwarf_chain || return 0
-	run_timeout 120 perf record -q -e cpu-clock -F 999 --call-graph dwarf \
-		-o "$T/dwarf.data" "$WNOFP" --threads 1 --work 200 --mix 0,0,1 >/dev/null 2>&1
+	perf_record "$T/dwarf.data" -e cpu-clock -F 999 --call-graph dwarf \
+		"$WNOFP" --threads 1 --work 200 --mix 0,0,1 ||
+		{ fail workload_dwarf_chain "perf record failed: $(tail -n 1 "$T/dwarf.data.log")"; return; }
 	chain=$(run_timeout 120 perf script -i "$T/dwarf.data" -F ip,sym 2>/dev/null |
 		awk 'NF == 0 { if (s ~ /^ cmp_items .* hot_c run_mix worker_main/) { print s; exit } s = ""; next }
 		     { s = s " " $2 }')
@@ -259,8 +261,8 @@ t_forker() {
 	fi
 	[ "$out" = "forker: 3 children done" ] || { fail forker "output: $out"; return; }
 	need_perf forker || return 0
-	run_timeout 60 perf record -q -e cpu-clock -F 999 -o "$T/fork.data" \
-		"$PROG/forker" --children 2 --work 50 >/dev/null 2>&1
+	perf_record "$T/fork.data" -e cpu-clock -F 999 "$PROG/forker" --children 2 --work 50 ||
+		{ fail forker "perf record failed: $(tail -n 1 "$T/fork.data.log")"; return; }
 	syms=$(perf report -i "$T/fork.data" --stdio --no-children --sort sym -g none 2>/dev/null)
 	for s in parent_work forked_work exec_work; do
 		if ! printf '%s\n' "$syms" | awk -v s="$s" '$NF == s { f = 1 } END { exit !f }'; then

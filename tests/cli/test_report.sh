@@ -30,7 +30,7 @@ setup() {
 	cp "$W" "$T/bin/workload" || return 1
 	if ! run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/w.amber" -- \
 		"$T/bin/workload" --work 60 >"$T/rec.log" 2>&1; then
-		skip report "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		fail report_record "amber-rec failed: $(tail -n 1 "$T/rec.log")"
 		return 1
 	fi
 	"$ANA" report --sort sym --percent-limit 0 "$T/w.amber" >"$T/self.txt" 2>"$T/self.err" ||
@@ -214,13 +214,15 @@ t_perf() {
 	# User-space samples only (:u, the same event for both tools): how much
 	# time the kernel spends in interrupts depends on the machine's load at
 	# the moment of each run, and would make the comparison flaky.
-	if ! run_timeout 120 perf record -q -e cpu-clock:u -F 1000 -o "$T/perf.data" -- \
-		"$T/bin/workload" --work 60 >/dev/null 2>&1; then
-		fail report_vs_perf "perf record failed"
+	if ! perf_record "$T/perf.data" -e cpu-clock:u -F 1000 -- "$T/bin/workload" --work 60; then
+		fail report_vs_perf "perf record failed: $(tail -n 1 "$T/perf.data.log")"
 		return
 	fi
-	run_timeout 120 "$REC" -e cpu-clock:u -F 1000 -o "$T/p.amber" -- \
-		"$T/bin/workload" --work 60 >/dev/null 2>&1
+	if ! run_timeout 120 "$REC" -e cpu-clock:u -F 1000 -o "$T/p.amber" -- \
+		"$T/bin/workload" --work 60 >/dev/null 2>"$T/p.err"; then
+		fail report_vs_perf "amber-rec failed: $(tail -n 1 "$T/p.err")"
+		return
+	fi
 	"$ANA" report --sort sym "$T/p.amber" >"$T/p.txt" 2>/dev/null
 	perf report -i "$T/perf.data" --stdio --no-children --sort sym 2>/dev/null >"$T/perf.txt"
 	ours=$(top "$T/p.txt" 5 | sort | tr '\n' ' ')

@@ -98,9 +98,8 @@ test_complete() {
 test_vs_perf() {
 	[ -s "$T/nofp.folded" ] || { skip unwind_vs_perf "no amber recording"; return 0; }
 	need_perf unwind_vs_perf || return 0
-	if ! run_timeout 120 perf record -q -e cpu-clock -F 999 --call-graph dwarf -o "$T/perf.data" \
-		-- "$NOFP" --work 60 >"$T/perf.log" 2>&1; then
-		fail unwind_vs_perf "perf record failed: $(tail -n 1 "$T/perf.log")"
+	if ! perf_record "$T/perf.data" -e cpu-clock -F 999 --call-graph dwarf -- "$NOFP" --work 60; then
+		fail unwind_vs_perf "perf record failed: $(tail -n 1 "$T/perf.data.log")"
 		return 0
 	fi
 	perf script -i "$T/perf.data" -F comm,tid,ip,sym,dso --no-inline 2>/dev/null |
