@@ -74,7 +74,7 @@ setup() {
 	cp "$W" "$T/bin/workload" || return 1
 	if ! (cd "$T/bin" && run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/w.amber" -- \
 		./workload --work 30) >"$T/rec.log" 2>&1; then
-		skip archive "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		fail archive_record "amber-rec failed: $(tail -n 1 "$T/rec.log")"
 		return 1
 	fi
 	analyze_all "$T/host" "$T/w.amber"

@@ -86,7 +86,7 @@ t_debuginfod() {
 	cp "$W" "$T/bin/workload" || return
 	if ! (cd "$T/bin" && run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/w.amber" -- \
 		./workload --work 20) >"$T/rec.log" 2>&1; then
-		skip debuginfod "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		fail debuginfod_record "amber-rec failed: $(tail -n 1 "$T/rec.log")"
 		return
 	fi
 	hex=$(ana buildids --no-debuginfod "$T/w.amber" 2>/dev/null |
@@ -218,7 +218,7 @@ t_stalls() {
 	# Nothing embedded: under an empty --symfs every DSO is missing.
 	if ! run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/plain.amber" -- "$W" --work 5 \
 		>"$T/rec2.log" 2>&1; then
-		skip debuginfod_stall "amber-rec cannot record here: $(tail -n 1 "$T/rec2.log")"
+		fail debuginfod_stall_record "amber-rec failed: $(tail -n 1 "$T/rec2.log")"
 		return
 	fi
 	t_stall silent

@@ -33,7 +33,7 @@ setup() {
 	need_ana diff || return 1
 	need_file diff "$W" || return 1
 	if ! record "$T/base.amber" "$W" 5,3,2; then
-		skip diff "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		fail diff_record "amber-rec failed: $(tail -n 1 "$T/rec.log")"
 		return 1
 	fi
 	record "$T/more.amber" "$W" 10,3,2 && record "$T/again.amber" "$W" 5,3,2 ||

@@ -55,7 +55,7 @@ need_ana embed_cache || finish
 need_file embed_cache "$PROG/workload" || finish
 if ! run_timeout 120 "$REC" -e cpu-clock -F 4999 -g --embed -o "$T/e.amber" -- \
 	"$PROG/workload" --work 20 >/dev/null 2>"$T/rec.err"; then
-	skip embed_cache "amber-rec cannot record here: $(tail -n 1 "$T/rec.err")"
+	fail embed_cache_record "amber-rec failed: $(tail -n 1 "$T/rec.err")"
 	finish
 fi
 for s in INT TERM HUP; do

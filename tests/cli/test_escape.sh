@@ -89,7 +89,7 @@ t_recorded() {
 	cp "$PROG/workload" "$T/$evil" || { fail escape_recorded "cannot copy the workload"; return; }
 	if ! run_timeout 60 "$REC" -e cpu-clock -F 999 -o "$T/r.amber" -- "$T/$evil" --work 5 \
 		>/dev/null 2>"$T/rec.err"; then
-		skip escape_recorded "amber-rec cannot record here: $(tail -n 1 "$T/rec.err")"
+		fail escape_recorded_record "amber-rec failed: $(tail -n 1 "$T/rec.err")"
 		return
 	fi
 	if ! clean "$T/rec.err"; then

@@ -27,7 +27,7 @@ setup() {
 	need_file flame "$W" || return 1
 	if ! run_timeout 120 "$REC" -e cpu-clock -F 999 -g -o "$T/w.amber" -- \
 		"$W" --work 60 >"$T/rec.log" 2>&1; then
-		skip flame "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		fail flame_record "amber-rec failed: $(tail -n 1 "$T/rec.log")"
 		return 1
 	fi
 	"$ANA" report --json "$T/w.amber" >"$T/report.json" 2>"$T/report.err" ||

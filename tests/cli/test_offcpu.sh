@@ -55,7 +55,7 @@ setup() {
 	# directly has no frame of its own (README.md).
 	if ! run_timeout 120 "$REC" --off-cpu --call-graph dwarf -e cpu-clock -F 999 \
 		-o "$T/off.amber" -- "$WT" --rounds 20 --ms 10 >"$T/off.out" 2>"$T/off.err"; then
-		skip offcpu "amber-rec --off-cpu cannot record here: $(tail -n 1 "$T/off.err")"
+		fail offcpu_record "amber-rec --off-cpu failed: $(tail -n 1 "$T/off.err")"
 		return 1
 	fi
 	# With busy threads, for the wall clock: on and off CPU, and R.

@@ -15,7 +15,7 @@ setup() {
 	need_file script "$W" || return 1
 	if ! run_timeout 120 "$REC" -e cpu-clock -F 1000 -g -o "$T/w.amber" -- \
 		"$W" --work 40 >"$T/rec.log" 2>&1; then
-		skip script "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
+		fail script_record "amber-rec failed: $(tail -n 1 "$T/rec.log")"
 		return 1
 	fi
 	"$ANA" script "$T/w.amber" >"$T/s.txt" 2>"$T/s.err" ||
