@@ -192,9 +192,13 @@ t_flame() {
 	}
 	a=$(fill "$T/d.svg" hot_a)
 	b=$(fill "$T/d.svg" hot_b)
-	if [ "$(root "$T/d.svg")" != "$nn" ] || [ "$(root "$T/n.svg")" != "$nb" ]; then
-		fail diff_flame_widths "root widths $(root "$T/d.svg")/$(root "$T/n.svg"), samples new $nn base $nb"
-	elif ! echo "$a" | awk '{ exit !($1 == 255 && $2 < 200) }' ||
+	# Both sides must have been found: two empty strings are equal too.
+	if [ -z "$nn" ] || [ -z "$nb" ] || [ "$(root "$T/d.svg")" != "$nn" ] || [ "$(root "$T/n.svg")" != "$nb" ]; then
+		fail diff_flame_widths "root widths '$(root "$T/d.svg")'/'$(root "$T/n.svg")', samples new '$nn' base '$nb'"
+	else
+		ok diff_flame_widths
+	fi
+	if [ -z "$a" ] || [ -z "$b" ] || ! echo "$a" | awk '{ exit !($1 == 255 && $2 < 200) }' ||
 	     ! echo "$b" | awk '{ exit !($3 == 255 && $1 < 255) }'; then
 		fail diff_flame_colours "hot_a fill '$a' (want red), hot_b fill '$b' (want blue)"
 	else

@@ -9,7 +9,40 @@
 # regenerates them with
 #     AMB_GOLDEN_UPDATE=1 sh tests/cli/test_golden.sh
 # after which the diff is reviewed and committed with the change.
+# It also rebuilds testdata/valid and testdata/invalid with the generator
+# that wrote them (build/tools/mkgolden) and compares them byte for byte: a
+# change of the writer that alters a file's bytes shows here, and is either
+# a bug or a format change to regenerate (mkgolden testdata) and review.
 . "$(dirname "$0")/lib.sh"
+
+# mkgolden_same: every file mkgolden writes equals its testdata/ copy, and
+# testdata/ holds no .amber or .err file mkgolden does not write.
+mkgolden_same() {
+	need_file golden_mkgolden "$B/tools/mkgolden" || return
+	if ! "$B/tools/mkgolden" "$T/mkgolden" >"$T/mkgolden.log" 2>&1; then
+		fail golden_mkgolden "mkgolden failed: $(tail -n 2 "$T/mkgolden.log")"
+		return
+	fi
+	bad=""
+	n=0
+	for f in "$T"/mkgolden/valid/* "$T"/mkgolden/invalid/*; do
+		rel=${f#"$T"/mkgolden/}
+		n=$((n + 1))
+		cmp -s "$f" "$ROOT/testdata/$rel" || bad="$bad $rel"
+	done
+	for f in "$ROOT"/testdata/valid/*.amber "$ROOT"/testdata/invalid/*.amber "$ROOT"/testdata/invalid/*.err; do
+		rel=${f#"$ROOT"/testdata/}
+		[ -e "$T/mkgolden/$rel" ] || bad="$bad $rel(not written)"
+	done
+	if [ -n "$bad" ]; then
+		fail golden_mkgolden "differs from what mkgolden writes now:$bad"
+	elif [ $n -lt 10 ]; then
+		fail golden_mkgolden "mkgolden wrote only $n files"
+	else
+		ok golden_mkgolden
+	fi
+}
+mkgolden_same
 
 G=$ROOT/testdata/golden
 mkdir -p "$T/symfs" "$T/home"
