@@ -166,6 +166,47 @@ test_script_identical() {
 	same_script plain
 }
 
+# script_frames FILE: script text with each sample's header reduced to
+# "comm tid time: period event:" (perf prints no CPU for a command's
+# recording) and each frame to "sym+off (dso)": perf script prints the ip
+# of a frame with -F ...,dso relative to its object, amber the address.
+script_frames() {
+	awk '/^[^\t]/ { gsub(/ \[[0-9]+\]/, ""); gsub(/[ ]+/, " "); sub(/^ /, ""); sub(/ $/, ""); print; next }
+	     /^\t/ { $1 = ""; sub(/^ /, ""); print; next }
+	     { print }' "$1"
+}
+
+# script's "ip sym+off (dso)" lines against perf script on the very same
+# samples (the perf.data and its import), offsets included: a caller
+# frame's offset is its return address minus the symbol's start, as perf
+# prints it.  Only the workload's own code and libc's start_thread are hit
+# (cpu-clock:u, --mix 1,0,0), where both tools pick the same symbol.
+test_script_symoff() {
+	[ -s "$T/user.amber" ] ||
+		record_import user -e cpu-clock:u -F 999 -g -- "$W" --work 40 --mix 1,0,0 || return 0
+	perf script -i "$T/user.data" -F comm,tid,time,period,event,ip,sym,symoff,dso \
+		>"$T/symoff.perf" 2>/dev/null
+	"$ANA" script --no-inline "$T/user.amber" >"$T/symoff.amber" 2>"$T/symoff.err"
+	script_frames "$T/symoff.perf" >"$T/symoff.perf.n"
+	script_frames "$T/symoff.amber" >"$T/symoff.amber.n"
+	callers=$(grep -c '^run_mix+0x[0-9a-f]* (' "$T/symoff.perf.n")
+	if [ "$callers" = 0 ]; then
+		fail script_symoff "perf script shows no caller frame run_mix+OFF"
+	elif cmp -s "$T/symoff.perf.n" "$T/symoff.amber.n"; then
+		ok script_symoff
+	else
+		fail script_symoff "differs from perf script -F ...,sym,symoff,dso: $(diff "$T/symoff.perf.n" "$T/symoff.amber.n" | head -n 6 | tr '\n' ' ')"
+	fi
+	# The addresses: those the recording holds, in the same order.
+	"$ANA" dump "$T/user.amber" 2>/dev/null | awk '/ SAMPLE / { s = 1; next } /^\t/ && s { print $1; next } { s = 0 }' >"$T/ips.dump"
+	awk '/^\t/ { print $1 }' "$T/symoff.amber" >"$T/ips.script"
+	if [ -s "$T/ips.dump" ] && cmp -s "$T/ips.dump" "$T/ips.script"; then
+		ok script_ips
+	else
+		fail script_ips "script's frame addresses are not the recorded callchains: $(diff "$T/ips.dump" "$T/ips.script" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+
 test_damaged() {
 	[ -s "$T/fp.data" ] || { fail import_cut "no perf.data from test_fp"; return 0; }
 	size=$(wc -c <"$T/fp.data")
@@ -223,6 +264,7 @@ need_ana import && need_perf import && {
 	test_tracepoint
 	test_system_wide
 	test_script_identical
+	test_script_symoff
 	test_damaged
 	test_analyzer_hint
 }
