@@ -1,0 +1,108 @@
+#!/bin/sh
+# tests/cli/test_children.sh - report --children on recordings with
+# recursion (build/programs/recurse: descend calls itself 6 deep), with
+# frame pointers and with DWARF unwinding.
+#
+#   children_bounded_{fp,dwarf}: amber-rec's recordings; a function on the
+#     stack several times in one sample counts once for it, so no entry's
+#     Children passes 100% and none is below its Self; descend and flat,
+#     which run calls in turn, add up to no more than run.
+#   children_vs_perf_{fp,dwarf}: perf record of the same program, imported:
+#     on the very same samples the Children and Self shares of the
+#     program's functions equal those of perf report --children.
+. "$(dirname "$0")/lib.sh"
+
+FUNCS="burn descend flat run main"
+
+# shares FILE: "SYM CHILDREN SELF" for each user-space row of a
+# report --children --sort sym table (amber's or perf's: both end in
+# "[.] SYM" and begin with the two percentages).
+shares() {
+	awk '$1 ~ /%$/ && $(NF - 1) == "[.]" { c = $1; s = $2; sub("%", "", c); sub("%", "", s); print $NF, c, s }' "$1"
+}
+
+# bounded NAME FILE: every row of FILE has SELF <= CHILDREN <= 100, and
+# descend + flat <= run (plus two roundings of 0.005).
+bounded() {
+	_bad=$(awk '$1 ~ /%$/ { c = $1; s = $2; sub("%", "", c); sub("%", "", s);
+		if (c + 0 > 100 || s + 0 > c + 0) print $NF " " c "% (self " s "%)" }' "$2" | head -n 3 | tr '\n' ';')
+	_d=$(shares "$2" | awk '$1 == "descend" { print $2 }')
+	_f=$(shares "$2" | awk '$1 == "flat" { print $2 }')
+	_r=$(shares "$2" | awk '$1 == "run" { print $2 }')
+	if [ -n "$_bad" ]; then
+		fail "$1" "entries over 100% or under their self share: $_bad"
+	elif [ -z "$_d" ] || [ -z "$_f" ] || [ -z "$_r" ]; then
+		fail "$1" "no descend, flat or run row: $(shares "$2" | tr '\n' ';')"
+	elif ! awk -v d="$_d" -v f="$_f" -v r="$_r" 'BEGIN { exit !(d + f <= r + 0.01) }'; then
+		fail "$1" "descend $_d% + flat $_f% > run $_r%"
+	else
+		ok "$1"
+	fi
+}
+
+# amber_children MODE: record recurse with amber-rec, check the bounds.
+amber_children() {
+	if [ "$1" = fp ]; then
+		set -- fp -g -- "$PROG/recurse"
+	else
+		set -- dwarf --call-graph dwarf -- "$PROG/recurse-nofp"
+	fi
+	_m=$1
+	shift
+	if ! run_timeout 120 "$REC" -e cpu-clock -F 999 -o "$T/$_m.amber" "$@" >"$T/$_m.out" 2>"$T/$_m.err"; then
+		fail "children_bounded_$_m" "amber-rec failed: $(tail -n 1 "$T/$_m.err")"
+		return
+	fi
+	"$ANA" report --children --sort sym --percent-limit 0 "$T/$_m.amber" >"$T/$_m.txt" 2>"$T/$_m.rerr" ||
+		{ fail "children_bounded_$_m" "report failed: $(tail -n 1 "$T/$_m.rerr")"; return; }
+	bounded "children_bounded_$_m" "$T/$_m.txt"
+}
+
+# perf_children MODE: perf record, import, compare with perf report.
+perf_children() {
+	need_perf "children_vs_perf_$1" || return
+	if [ "$1" = fp ]; then
+		set -- fp -g -- "$PROG/recurse"
+	else
+		set -- dwarf --call-graph dwarf -- "$PROG/recurse-nofp"
+	fi
+	_m=$1
+	shift
+	if ! perf_record "$T/p$_m.data" -e cpu-clock -F 999 "$@"; then
+		fail "children_vs_perf_$_m" "perf record failed: $(tail -n 1 "$T/p$_m.data.log")"
+		return
+	fi
+	if ! "$ANA" import "$T/p$_m.data" -o "$T/p$_m.amber" >"$T/p$_m.imp" 2>&1; then
+		fail "children_vs_perf_$_m" "import failed: $(tail -n 1 "$T/p$_m.imp")"
+		return
+	fi
+	perf report -i "$T/p$_m.data" --children --stdio --sort sym -g none 2>/dev/null >"$T/p$_m.perf"
+	"$ANA" report --children --sort sym --percent-limit 0 "$T/p$_m.amber" >"$T/p$_m.txt" 2>/dev/null
+	shares "$T/p$_m.perf" | sort >"$T/p$_m.perf.s"
+	shares "$T/p$_m.txt" | sort >"$T/p$_m.amber.s"
+	# Both tools read the same samples (and, with DWARF, unwind the same
+	# stack copies with the program's CFI): equal shares, no tolerance.
+	_diff=""
+	for _f in $FUNCS; do
+		_p=$(awk -v f="$_f" '$1 == f { print $2, $3 }' "$T/p$_m.perf.s")
+		_a=$(awk -v f="$_f" '$1 == f { print $2, $3 }' "$T/p$_m.amber.s")
+		[ -n "$_p" ] && [ "$_p" = "$_a" ] || _diff="$_diff $_f: perf '$_p' amber '$_a';"
+	done
+	if [ -n "$_diff" ]; then
+		fail "children_vs_perf_$_m" "children/self shares differ:$_diff"
+	else
+		ok "children_vs_perf_$_m"
+	fi
+	bounded "children_bounded_import_$_m" "$T/p$_m.txt"
+}
+
+need_root children || finish
+need_rec children || finish
+need_ana children || finish
+need_file children "$PROG/recurse" || finish
+need_file children "$PROG/recurse-nofp" || finish
+amber_children fp
+amber_children dwarf
+perf_children fp
+perf_children dwarf
+finish
