@@ -181,10 +181,11 @@ $(call UNIT_BIN_OF,common) $(call UNIT_BIN_OF,format): $(B)/tests/unit/%: tests/
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS_FORMAT) $(LIBS_CMOCKA)
+# --build-id: test_synthesize reads the test program's own build-id note.
 $(call UNIT_BIN_OF,record): $(B)/tests/unit/%: tests/unit/%.c $(SAN_RECORD) $(SAN_BASE)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS_RECORD) $(LIBS_CMOCKA)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Wl,--build-id -o $@ $(filter %.c %.o,$^) $(LIBS_RECORD) $(LIBS_CMOCKA)
 $(call UNIT_BIN_OF,analyze): $(B)/tests/unit/%: tests/unit/%.c $(SAN_ANALYZE) $(SAN_BASE)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TEST    $@")
