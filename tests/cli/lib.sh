@@ -247,6 +247,19 @@ perf_self_pct() {
 			END { printf "%.2f\n", t + 0 }'
 }
 
+# near PCT EXPECT N SLACK: the share PCT (in %) measured over N samples is
+# within EXPECT +- (5 sigma + SLACK): sigma = sqrt(EXPECT (100 - EXPECT) / N)
+# is the binomial noise of sampling, so the bound follows the recording's
+# own sample count and 5 sigma fails by luck once in ~2 million runs;
+# SLACK (percentage points) is what the program's design leaves open,
+# which each caller states and explains.
+near() {
+	awk -v v="$1" -v e="$2" -v n="$3" -v s="$4" 'BEGIN {
+		if (n + 0 <= 0) exit 1
+		d = 5 * sqrt(e * (100 - e) / n) + s
+		exit !(v + 0 >= e - d && v + 0 <= e + d) }'
+}
+
 # in_range VALUE LO HI: LO <= VALUE <= HI, decimals allowed.
 in_range() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v + 0 >= lo + 0 && v + 0 <= hi + 0) }'
