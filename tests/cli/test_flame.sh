@@ -199,34 +199,49 @@ t_errors() {
 	fi
 }
 
-# A full disk is an error naming the file, not a silent cut SVG: a tmpfs
-# sized from this run's own SVG (half of it, in whole pages) holds only its
-# start, and nothing is left for the folded stacks written after it.
+# A full disk is an error naming the file, not a silent cut output: for
+# each output (the SVG, the folded stacks) a tmpfs is filled up to leave
+# room for half of what this run writes (whole pages; nothing at all for
+# an output under two pages), so whatever the recording, the write fails
+# part way or at once.
+# full_tmpfs DIR BYTES: mount a tmpfs on DIR with room for about BYTES/2.
+full_tmpfs() {
+	_room=$(($2 / 2 / 4096 * 4096))
+	mkdir -p "$1" || return 1
+	mount -t tmpfs -o size=$((_room + 8192)) tmpfs "$1" 2>"$T/mount.err" || return 1
+	# The filler takes the rest; dd stops with ENOSPC at the end.
+	dd if=/dev/zero of="$1/filler" bs=4096 count=2 2>/dev/null
+	[ "$(($(stat -f -c '%a' "$1") * $(stat -f -c '%S' "$1")))" -le "$_room" ]
+}
+
 t_full_disk() {
+	"$ANA" flame --folded -o "$T/ref.folded" "$T/w.amber" >/dev/null 2>&1
 	svg=$(wc -c <"$T/w.svg")
-	size=$((svg / 2 / 4096 * 4096))
-	[ "$size" -ge 4096 ] || size=4096
-	if [ "$svg" -le "$size" ]; then
-		fail flame_full_disk "the SVG ($svg bytes) is smaller than one tmpfs page"
-		return
-	fi
-	mkdir "$T/full" || { fail flame_full_disk "cannot create $T/full"; return; }
-	if ! mount -t tmpfs -o size=$size tmpfs "$T/full" 2>"$T/mount.err"; then
-		skip flame_full_disk "cannot mount a tmpfs: $(cat "$T/mount.err")"
+	folded=$(wc -c <"$T/ref.folded")
+	if ! full_tmpfs "$T/full" "$svg"; then
+		fail flame_full_disk "cannot mount and fill a tmpfs: $(cat "$T/mount.err")"
+		umount "$T/full" 2>/dev/null
 		return
 	fi
 	"$ANA" flame -o "$T/full/w.svg" "$T/w.amber" >/dev/null 2>"$T/full.err"
 	rc1=$?
+	sz=$(wc -c <"$T/full/w.svg" 2>/dev/null)
+	umount "$T/full"
+	if ! full_tmpfs "$T/full" "$folded"; then
+		fail flame_full_disk "cannot mount and fill a tmpfs: $(cat "$T/mount.err")"
+		umount "$T/full" 2>/dev/null
+		return
+	fi
 	"$ANA" flame --folded -o "$T/full/w.folded" "$T/w.amber" >/dev/null 2>"$T/full2.err"
 	rc2=$?
-	sz=$(wc -c <"$T/full/w.svg")
+	szf=$(wc -c <"$T/full/w.folded" 2>/dev/null)
 	umount "$T/full"
 	want="amber-analyze: error: flame: writing $T/full"
 	if [ $rc1 = 1 ] && [ "$(cat "$T/full.err")" = "$want/w.svg: No space left on device" ] &&
 	   [ $rc2 = 1 ] && grep -q "^$want/w.folded: " "$T/full2.err"; then
 		ok flame_full_disk
 	else
-		fail flame_full_disk "SVG: exit $rc1 after $sz of $svg bytes (tmpfs $size), '$(cat "$T/full.err")'; folded: exit $rc2 '$(cat "$T/full2.err")'"
+		fail flame_full_disk "SVG: exit $rc1 after $sz of $svg bytes, '$(cat "$T/full.err")'; folded: exit $rc2 after $szf of $folded bytes, '$(cat "$T/full2.err")'"
 	fi
 }
 
