@@ -96,7 +96,7 @@ FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/bin/%,$(FUZZ_SRC))
 PROG_SRC  := $(sort $(wildcard testdata/programs/*.c))
 
-.PHONY: all deps test unit tools fuzz corrupt bench bench-rotation check-layering install clean demo programs static
+.PHONY: all deps test unit tools fuzz corrupt bench bench-rotation check-layering install clean demo programs static mutate
 .DEFAULT_GOAL := all
 # Keep objects made through pattern rules (make would delete them as intermediates).
 .SECONDARY:
@@ -253,6 +253,11 @@ unit: $(UNIT_BIN)
 
 test: all unit tools $(FUZZ_BIN) $(SAN_ANA) programs static
 	$(Q)sh tests/run_all.sh $(B)
+
+# Break the code on purpose, one mutation at a time, in a scratch copy, and
+# check that a test notices each (tests/mutate.sh; not part of make test).
+mutate: all unit tools programs
+	$(Q)AMB_BUILD=$(B) sh tests/mutate.sh
 
 # Every fuzz target for FUZZ_SECONDS, then the corruption campaign at its
 # large size (make corrupt alone: CORRUPT_RUNS damaged files, a random seed).

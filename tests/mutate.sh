@@ -1,0 +1,205 @@
+#!/bin/sh
+# tests/mutate.sh - does the test suite notice when the code is wrong?
+#
+#   sh tests/mutate.sh [NAME...]        (make mutate: all of them)
+#   AMB_MUTATE_ALL=1 sh tests/mutate.sh  runs every test listed for each
+#                                        mutation, not only up to the first
+#                                        that kills it
+#
+# Each mutation below breaks one thing the tests claim to check, the way a
+# plausible bug would (an offset off by one byte, a boundary moved, a
+# check skipped).  For each one this script
+#   1. copies the working tree (tracked files as they are now, with their
+#      times, and the build directory) to a scratch directory, once;
+#   2. applies the mutation there with sed, and fails if it no longer
+#      changes the file (the code moved: update the mutation);
+#   3. builds what its tests need (only the mutated file recompiles);
+#   4. runs its tests in order - unit:DIR/BINARY (killed when it exits
+#      non-zero), cli:SCRIPT (killed when it prints a FAIL line) or
+#      cli:SCRIPT:NAME (killed when test NAME fails) - and stops at the
+#      first that kills it;
+#   5. puts the file back.
+# It prints a table "mutation -> killing test" and exits 1 if a mutation
+# survives every test listed for it, or cannot be applied.  Not part of
+# `make test`: it takes a few minutes, needs root for the CLI tests that
+# record, and perf for the cross-checks.
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$(pwd)
+B=${AMB_BUILD:-build}
+ONLY="$*"
+S=$(mktemp -d "${TMPDIR:-/tmp}/amber-mutate.XXXXXX") || exit 2
+trap 'rm -rf "$S"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- the scratch copy -------------------------------------------------------------
+[ -x "$B/amber-analyze" ] || { echo "mutate: build first (make all unit tools programs)"; exit 2; }
+echo "mutate: copying the tree to $S/tree"
+mkdir -p "$S/tree"
+git ls-files -z | xargs -0 tar -cf - --no-recursion | (cd "$S/tree" && tar -xpf -) || exit 2
+# The build directory, without the fuzz targets nothing here runs.
+(cd "$B" && tar -cf - --exclude=./fuzz .) | (mkdir -p "$S/tree/build" && cd "$S/tree/build" && tar -xpf -) || exit 2
+T=$S/tree
+
+results=""
+survivors=0
+
+# run_test TEST: 0 if TEST passes on the mutated tree, 1 if it kills the
+# mutation (its first FAIL line, or the unit test's failure, in $KILL_WHY).
+run_test() {
+	case $1 in
+	unit:*)
+		_bin=$T/build/tests/unit/${1#unit:}
+		(cd "$T" && "$_bin") >"$S/out" 2>&1 && return 0
+		KILL_WHY=$(grep -m 1 '^\[  FAILED  \] [a-z]' "$S/out" | sed 's/^\[  FAILED  \] //')
+		[ -n "$KILL_WHY" ] || KILL_WHY="exit status $?"
+		return 1 ;;
+	cli:*:*)
+		# Only a FAIL of the named test counts: a failure elsewhere (a
+		# perf that crashed) is not what this mutation is about.
+		_s=${1#cli:}
+		_n=${_s#*:}
+		(cd "$T" && AMB_BUILD=$T/build sh "tests/cli/${_s%%:*}") >"$S/out" 2>&1
+		grep -q "^FAIL $_n[:]*\( \|\$\)" "$S/out" || return 0
+		KILL_WHY=$(grep -m 1 "^FAIL $_n" "$S/out" | sed 's/^FAIL //' | cut -c1-70)
+		return 1 ;;
+	cli:*)
+		(cd "$T" && AMB_BUILD=$T/build sh "tests/cli/${1#cli:}") >"$S/out" 2>&1
+		grep -q '^FAIL ' "$S/out" || return 0
+		KILL_WHY=$(grep -m 1 '^FAIL ' "$S/out" | sed 's/^FAIL //' | cut -c1-70)
+		return 1 ;;
+	esac
+	echo "mutate: unknown test '$1'" >&2
+	return 0
+}
+
+# mutation NAME FILE SED-SCRIPT TESTS: apply, build, test, restore.
+mutation() {
+	_name=$1 _file=$2 _sed=$3 _tests=$4
+	if [ -n "$ONLY" ] && ! printf ' %s ' "$ONLY" | grep -q " $_name "; then
+		return
+	fi
+	cp -p "$T/$_file" "$S/orig"
+	sed -i "$_sed" "$T/$_file"
+	if cmp -s "$T/$_file" "$S/orig"; then
+		results="$results
+$_name|NOT APPLIED: the sed script no longer changes $_file|"
+		survivors=$((survivors + 1))
+		return
+	fi
+	_targets=""
+	for _t in $_tests; do
+		case $_t in
+		unit:*) _targets="$_targets build/tests/unit/${_t#unit:}" ;;
+		cli:*) _targets="$_targets all tools programs static" ;;
+		esac
+	done
+	# shellcheck disable=SC2086 # a list of targets
+	if ! make -C "$T" -s -j2 $_targets >"$S/build.log" 2>&1; then
+		results="$results
+$_name|killed by the build: $(grep -m 1 'error' "$S/build.log" | cut -c1-60)|"
+		echo "mutate: $_name: does not build (a mutation should compile): $(grep -m 1 error "$S/build.log")"
+		survivors=$((survivors + 1))
+	else
+		_killer=""
+		for _t in $_tests; do
+			if ! run_test "$_t"; then
+				_killer="${_killer:+$_killer; }$_t ($KILL_WHY)"
+				[ -n "$AMB_MUTATE_ALL" ] || break
+			elif [ -n "$AMB_MUTATE_ALL" ]; then
+				_killer="${_killer:+$_killer; }$_t (passed)"
+			fi
+		done
+		# With AMB_MUTATE_ALL every test listed runs: killed when any did.
+		printf '%s' "$_killer" | grep -qv '^\([^;]*(passed);\? *\)*$' || _killer=""
+		if [ -n "$_killer" ]; then
+			results="$results
+$_name|$_killer|"
+			echo "mutate: $_name: killed by $_killer"
+		else
+			survivors=$((survivors + 1))
+			results="$results
+$_name|SURVIVED $_tests|"
+			echo "mutate: $_name: SURVIVED $_tests"
+		fi
+	fi
+	# Back as it was, and newer than what was built from the mutant.
+	cp "$S/orig" "$T/$_file"
+	touch "$T/$_file"
+}
+
+# --- the mutations ------------------------------------------------------------------
+# The breaks of issue 20 first, then others of the same kind.
+
+# script's sym+off of a caller frame (a return address, looked up one byte
+# back) shifted by that byte, for user symbols and for kernel symbols.
+mutation symoff_user analyze/resolve/machine.c \
+	's/loc->offset = loc->sym->offset + (addr - lookup_addr);/loc->offset = loc->sym->offset;/' \
+	"cli:test_import.sh:script_symoff"
+mutation symoff_kernel analyze/resolve/machine.c \
+	's/loc->offset += addr - lookup_addr;/loc->offset += 0;/' \
+	"unit:analyze/test_report_core"
+# --children counts a recursive frame once per occurrence.
+mutation children_per_occurrence analyze/cmd/cmd_report.c \
+	's/if (e->stamp == r->stamp)/if (e->stamp == r->stamp \&\& 0)/' \
+	"unit:analyze/test_report_core cli:test_children.sh:children_bounded_dwarf"
+# The outermost callchain frame dropped.
+mutation outermost_frame_dropped analyze/resolve/stackwalk.c \
+	's/for (i = 0; i < s->nr_callchain; i++) {/for (i = 0; i + 1 < s->nr_callchain; i++) {/' \
+	"unit:analyze/test_report_core"
+# The build-id reader never finds the note.
+mutation buildid_never_found record/buildid.c \
+	's/if (elf_kind(elf) != ELF_K_ELF)/if (elf_kind(elf) == ELF_K_ELF || 1)/' \
+	"unit:record/test_synthesize"
+# The sample codec's time delta decoded off by one.
+mutation codec_time_delta format/codec_sample.c \
+	's/v = time_pred(c) + unzz64(v);/v = time_pred(c) + unzz64(v) + 1;/' \
+	"unit:format/test_codec"
+# --time's end no longer included.
+mutation time_filter_end analyze/resolve/filter.c \
+	's/(f->rel_end < 0 || rel <= f->rel_end)/(f->rel_end < 0 || rel < f->rel_end)/' \
+	"unit:analyze/test_report_core"
+# --time's start no longer included.
+mutation time_filter_start analyze/resolve/filter.c \
+	's/return rel >= f->rel_start \&\&/return rel > f->rel_start \&\&/' \
+	"unit:analyze/test_report_core"
+# The writer compresses at level 1 whatever it is asked: files stay valid
+# and read the same, only their bytes change.
+mutation writer_zstd_level_ignored format/writer.c \
+	's/data, len, w->opts.zstd_level);/data, len, 1);/' \
+	"cli:test_golden.sh:golden_mkgolden"
+# report's entries sorted the wrong way round.
+mutation sort_reversed analyze/cmd/report_print.c \
+	's/return wx > wy ? -1 : 1;/return wx > wy ? 1 : -1;/' \
+	"unit:analyze/test_report_core"
+# A block's payload checksum never compared.
+mutation payload_checksum_unchecked format/reader.c \
+	's/if (computed != h.payload_checksum) {/if (0 \&\& computed != h.payload_checksum) {/' \
+	"unit:format/test_golden cli:test_info_verify.sh:verify_invalid_payload_checksum"
+# LOST records no longer counted.
+mutation lost_count_dropped analyze/replay/session.c \
+	's/st->lost += rec->u.lost.lost;/st->lost += 0;/' \
+	"cli:test_info_verify.sh:info_swapped_lost"
+# Holm's correction multiplies by one too few.
+mutation holm_off_by_one analyze/view/stats.c \
+	's/fmin(1.0, (double)(n - i) \* p\[order\[i\]\])/fmin(1.0, (double)(n - i - 1) * p[order[i]])/' \
+	"unit:analyze/test_stats unit:analyze/test_report_core"
+# --comm ignored.
+mutation comm_filter_ignored analyze/resolve/filter.c \
+	's/if (f->comms \&\& !str_in(f->comms, ana_thread_comm(t)))/if (0 \&\& f->comms \&\& !str_in(f->comms, ana_thread_comm(t)))/' \
+	"unit:analyze/test_report_core"
+# The children of the outermost frame: --children walks all but the last.
+mutation children_skip_outermost analyze/cmd/cmd_report.c \
+	's/for (i = leaf; i < r->nr_frames; i++) {/for (i = leaf; i + 1 < r->nr_frames; i++) {/' \
+	"unit:analyze/test_report_core cli:test_children.sh"
+
+# --- the table ----------------------------------------------------------------------
+echo
+printf '%-28s %s\n' mutation "killed by"
+printf '%s\n' "$results" | awk -F'|' 'NF >= 2 { printf "%-28s %s\n", $1, $2 }'
+echo
+if [ "$survivors" != 0 ]; then
+	echo "mutate: $survivors mutation(s) survived or could not be applied"
+	exit 1
+fi
+echo "mutate: every mutation was killed"
