@@ -166,13 +166,16 @@ need_ana() {
 
 # perf_record [--buildids] OUT PERF-RECORD-ARGS...: `perf record -q -N -B -o
 # OUT ARGS` (bounded, 120 s), its output in OUT.log; with --buildids
-# without -B (perf.data then lists the build-ids of the objects hit).
+# without -B (perf.data then lists the build-ids of the objects hit), which
+# -a needs: with -B perf 6.1 writes the MMAP2 records it synthesizes for
+# running processes with a garbage build-id size.
 # perf 6.1 now and then aborts at the end of a recording ("assertion failed
 # at util/build-id.c:1010", "stack smashing detected") when other perf runs
 # share the machine: -N (no ~/.debug cache) and -B (no build-id pass) keep
 # it out of that code, and a run that still aborts (SIGABRT, exit 134) is
-# made again, up to three times, saying so on stderr.  Any other failure
-# returns perf's exit status at once.
+# made again, up to five times (such an abort comes in bursts under
+# load), saying so on stderr.  Any other failure returns perf's exit
+# status at once.
 perf_record() {
 	_pb=-B
 	if [ "$1" = --buildids ]; then
@@ -184,15 +187,17 @@ perf_record() {
 	_pt=1
 	while :; do
 		# shellcheck disable=SC2086 # $_pb is empty or one word
+		rm -f "$_po" "$_po.old"
 		run_timeout 120 perf record -q -N $_pb -o "$_po" "$@" >"$_po.log" 2>&1
 		_prc=$?
 		[ $_prc = 0 ] && return 0
 		if [ $_prc != 134 ] && ! grep -q 'assertion failed at util/build-id.c\|stack smashing detected' "$_po.log"; then
 			return $_prc
 		fi
-		[ $_pt = 3 ] && return $_prc
+		[ $_pt = 5 ] && return $_prc
 		echo "note: perf record aborted in its build-id code (run $_pt, exit $_prc: $(grep -m 1 'assert\|smashing' "$_po.log")): recording again" >&2
 		_pt=$((_pt + 1))
+		sleep 1
 	done
 }
 

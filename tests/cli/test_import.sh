@@ -46,12 +46,19 @@ same_top() {
 	fi
 }
 
-# record NAME PERF-ARGS... -- CMD: perf record into $T/NAME.data, then import.
+# record_import [--buildids] NAME PERF-ARGS... -- CMD: perf record into
+# $T/NAME.data (lib.sh's perf_record: with build-ids only when asked, as
+# import_fp_buildids needs), then import.
 record_import() {
+	_pb=
+	if [ "$1" = --buildids ]; then
+		_pb=--buildids
+		shift
+	fi
 	_n=$1
 	shift
-	# With build-ids: the import must keep them (import_fp_buildids).
-	if ! perf_record --buildids "$T/$_n.data" "$@"; then
+	# shellcheck disable=SC2086 # $_pb is empty or one word
+	if ! perf_record $_pb "$T/$_n.data" "$@"; then
 		fail "$_n" "perf record failed: $(tail -n 2 "$T/$_n.data.log")"
 		return 1
 	fi
@@ -77,7 +84,7 @@ same_script() {
 }
 
 test_fp() {
-	record_import fp -e cpu-clock -F 999 -g -- "$W" --work 60 || return 0
+	record_import --buildids fp -e cpu-clock -F 999 -g -- "$W" --work 60 || return 0
 	same_top import_fp "$T/fp.data" "$T/fp.amber"
 	# The stacks came along: hot_a under run_mix under worker_main.
 	if "$ANA" flame --folded "$T/fp.amber" 2>/dev/null | grep -q 'worker_main;run_mix;hot_a'; then
@@ -140,7 +147,10 @@ test_tracepoint() {
 }
 
 test_system_wide() {
-	record_import a -a -e cpu-clock -F 499 -g -- sleep 0.5 || return 0
+	# With build-ids: with -B, perf 6.1 writes the MMAP2 of the processes it
+	# synthesizes for -a with a build-id flag and a garbage size (254), which
+	# import leaves out and perf report itself aborts on.
+	record_import --buildids a -a -e cpu-clock -F 499 -g -- sleep 0.5 || return 0
 	same_top import_a "$T/a.data" "$T/a.amber"
 	if grep -q 'kernel symbols from' "$T/a.imp.log"; then
 		ok import_a_kallsyms
