@@ -235,17 +235,26 @@ t_perf() {
 		return
 	fi
 	"$ANA" report --sort sym "$T/p.amber" >"$T/p.txt" 2>/dev/null
-	perf report -i "$T/perf.data" --stdio --no-children --sort sym 2>/dev/null >"$T/perf.txt"
+	perf report -i "$T/perf.data" --stdio --no-children --sort sym -n 2>/dev/null >"$T/perf.txt"
 	ours=$(top "$T/p.txt" 5 | sort | tr '\n' ' ')
 	theirs=$(top "$T/perf.txt" 5 | sort | tr '\n' ' ')
-	# Every symbol of either top five within 3 points in the other tool.
-	# The sets must be equal, except for a tail near-tie: a symbol below
-	# 5% in both that one tool ranks fifth and the other sixth.
+	na=$(awk '/^# Samples:/ { print $3; exit }' "$T/p.txt")
+	# perf report -n: "OVERHEAD SAMPLES [.] SYM" rows, summed.
+	np=$(awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }' "$T/perf.txt")
+	# Two runs of the same program: every symbol of either top five has
+	# the same share in both but for the sampling noise of two runs, 5
+	# sigma of the two sample counts (sqrt(p (100 - p) (1/na + 1/np))),
+	# and 1 point for what differs between two runs of the same work
+	# (cache and frequency effects on the parts' relative cost).  The sets
+	# must be equal, except for a tail near-tie: a symbol below 5% in both
+	# that one tool ranks fifth and the other sixth.
 	for s in $(printf '%s\n' $ours $theirs | sort -u); do
 		a=$(pct "$T/p.txt" "$s")
 		p=$(pct "$T/perf.txt" "$s")
-		if ! awk -v a="$a" -v p="$p" 'BEGIN { d = a - p; if (d < 0) d = -d; exit !(d <= 3) }'; then
-			fail report_vs_perf "$s: amber $a%, perf $p% (more than 3 points apart)"
+		if ! awk -v a="$a" -v p="$p" -v na="$na" -v np="$np" 'BEGIN { d = a - p; if (d < 0) d = -d
+			m = (a + p) / 2; if (na <= 0 || np <= 0) exit 1
+			exit !(d <= 5 * sqrt(m * (100 - m) * (1 / na + 1 / np)) + 1) }'; then
+			fail report_vs_perf "$s: amber $a% of $na samples, perf $p% of $np (beyond 5 sigma + 1 point)"
 			return
 		fi
 		case " $ours " in *" $s "*) in_ours=1 ;; *) in_ours=0 ;; esac
@@ -256,6 +265,23 @@ t_perf() {
 		fi
 	done
 	ok report_vs_perf
+	# The very same samples: perf's recording imported.  Self shares of
+	# the workload's own functions equal perf report's to the printed
+	# hundredth.
+	if ! "$ANA" import "$T/perf.data" -o "$T/perf.amber" >"$T/imp.log" 2>&1; then
+		fail report_vs_perf_same "import failed: $(tail -n 1 "$T/imp.log")"
+		return
+	fi
+	"$ANA" report --sort sym "$T/perf.amber" >"$T/pi.txt" 2>/dev/null
+	for s in hot_a hot_b run_mix worker_main; do
+		a=$(pct "$T/pi.txt" "$s")
+		p=$(pct "$T/perf.txt" "$s")
+		if [ "$a" != "$p" ]; then
+			fail report_vs_perf_same "$s: amber $a%, perf $p% on the same samples"
+			return
+		fi
+	done
+	ok report_vs_perf_same
 }
 
 if setup; then
