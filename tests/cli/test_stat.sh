@@ -138,10 +138,16 @@ test_modes() {
 	# A line per 100 ms and the last, shorter interval; times increase.
 	n=$(grep -c 'msec task-clock' "$T/iv.err")
 	times=$(awk '$3 == "msec" || $2 ~ /^</ { print $1 }' "$T/iv.err" | grep -v '^#')
-	if [ "$RC" = 0 ] && [ "$n" -ge 4 ] && [ "$n" -le 6 ] &&
+	# 350 sleeps of 1 ms last at least 350 ms: at least three whole
+	# intervals and the last; no interval ends before 100 ms; and no more
+	# lines than the whole 100 ms the last time printed holds, plus one.
+	# How much longer than 350 ms the run took is the machine's business.
+	last=$(echo "$times" | tail -n 1)
+	if [ "$RC" = 0 ] && [ "$n" -ge 4 ] &&
+	   awk -v n="$n" -v t="$last" 'BEGIN { exit !(n <= int(t / 0.1) + 1) }' &&
 	   grep -q '^#           time             counts unit events$' "$T/iv.err" &&
 	   [ "$(echo "$times" | sort -n)" = "$times" ] &&
-	   in_range "$(echo "$times" | head -n 1)" 0.1 0.2; then
+	   awk -v t="$(echo "$times" | head -n 1)" 'BEGIN { exit !(t >= 0.1) }'; then
 		ok stat_interval
 	else
 		fail stat_interval "exit $RC, $n lines: $(head -n 4 "$T/iv.err" | tr '\n' '|')"
