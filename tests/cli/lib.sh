@@ -252,6 +252,12 @@ perf_self_pct() {
 			END { printf "%.2f\n", t + 0 }'
 }
 
+# perf_samples DATA: how many samples perf report counts in DATA.
+perf_samples() {
+	perf report -i "$1" --stdio --no-children --sort comm -n -g none 2>/dev/null |
+		awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }'
+}
+
 # near PCT EXPECT N SLACK: the share PCT (in %) measured over N samples is
 # within EXPECT +- (5 sigma + SLACK): sigma = sqrt(EXPECT (100 - EXPECT) / N)
 # is the binomial noise of sampling, so the bound follows the recording's
