@@ -167,15 +167,15 @@ need_ana() {
 # perf_record [--buildids] OUT PERF-RECORD-ARGS...: `perf record -q -N -B -o
 # OUT ARGS` (bounded, 120 s), its output in OUT.log; with --buildids
 # without -B (perf.data then lists the build-ids of the objects hit), which
-# -a needs: with -B perf 6.1 writes the MMAP2 records it synthesizes for
-# running processes with a garbage build-id size.
+# -a needs.
 # perf 6.1 now and then aborts at the end of a recording ("assertion failed
-# at util/build-id.c:1010", "stack smashing detected") when other perf runs
-# share the machine: -N (no ~/.debug cache) and -B (no build-id pass) keep
-# it out of that code, and a run that still aborts (SIGABRT, exit 134) is
-# made again, up to five times (such an abort comes in bursts under
-# load), saying so on stderr.  Any other failure returns perf's exit
-# status at once.
+# at util/build-id.c:1010", "stack smashing detected"), or writes MMAP2
+# records with a garbage build-id size (254) that its own report and
+# script then die on, when other perf runs share the machine.  -N (no
+# ~/.debug cache) makes that rarer; a run that aborts (SIGABRT, exit 134)
+# or whose file perf script cannot read back is made again, up to five
+# times (these come in bursts under load), saying so on stderr.  Any other
+# failure returns perf's exit status at once.
 perf_record() {
 	_pb=-B
 	if [ "$1" = --buildids ]; then
@@ -186,18 +186,22 @@ perf_record() {
 	shift
 	_pt=1
 	while :; do
-		# shellcheck disable=SC2086 # $_pb is empty or one word
 		rm -f "$_po" "$_po.old"
+		# shellcheck disable=SC2086 # $_pb is empty or one word
 		run_timeout 120 perf record -q -N $_pb -o "$_po" "$@" >"$_po.log" 2>&1
 		_prc=$?
-		[ $_prc = 0 ] && return 0
-		if [ $_prc != 134 ] && ! grep -q 'assertion failed at util/build-id.c\|stack smashing detected' "$_po.log"; then
+		if [ $_prc = 0 ]; then
+			run_timeout 120 perf script -i "$_po" >/dev/null 2>"$_po.check" && return 0
+			_prc=$?
+			_why="perf script cannot read it back (exit $_prc: $(grep -m 1 -i 'smashing\|assert\|abort' "$_po.check"))"
+		elif [ $_prc = 134 ] || grep -q 'assertion failed at util/build-id.c\|stack smashing detected' "$_po.log"; then
+			_why="perf record aborted (exit $_prc: $(grep -m 1 'assert\|smashing' "$_po.log"))"
+		else
 			return $_prc
 		fi
 		[ $_pt = 5 ] && return $_prc
-		echo "note: perf record aborted in its build-id code (run $_pt, exit $_prc: $(grep -m 1 'assert\|smashing' "$_po.log")): recording again" >&2
+		echo "note: run $_pt of perf record: $_why: recording again" >&2
 		_pt=$((_pt + 1))
-		sleep 1
 	done
 }
 

@@ -76,7 +76,7 @@ perf_children() {
 		fail "children_vs_perf_$_m" "import failed: $(tail -n 1 "$T/p$_m.imp")"
 		return
 	fi
-	perf report -i "$T/p$_m.data" --children --stdio --sort sym -g none 2>/dev/null >"$T/p$_m.perf"
+	perf report -i "$T/p$_m.data" --children --stdio --sort sym -g none >"$T/p$_m.perf" 2>"$T/p$_m.perf.err"
 	"$ANA" report --children --sort sym --percent-limit 0 "$T/p$_m.amber" >"$T/p$_m.txt" 2>/dev/null
 	shares "$T/p$_m.perf" | sort >"$T/p$_m.perf.s"
 	shares "$T/p$_m.txt" | sort >"$T/p$_m.amber.s"
@@ -89,7 +89,8 @@ perf_children() {
 		[ -n "$_p" ] && [ "$_p" = "$_a" ] || _diff="$_diff $_f: perf '$_p' amber '$_a';"
 	done
 	if [ -n "$_diff" ]; then
-		fail "children_vs_perf_$_m" "children/self shares differ:$_diff"
+		fail "children_vs_perf_$_m" "children/self shares differ:$_diff (perf report: $(tail -n 2 "$T/p$_m.perf.err" | tr '\n' ' '); import: $(grep -v '^amber-analyze: import: [0-9/]' "$T/p$_m.imp" | head -n 3 | tr '\n' ' '))"
+		[ -n "$AMB_KEEP_FAILED" ] && cp -r "$T" "$AMB_KEEP_FAILED"
 	else
 		ok "children_vs_perf_$_m"
 	fi
