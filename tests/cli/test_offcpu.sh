@@ -84,8 +84,9 @@ t_record() {
 	ok offcpu_record_events
 	run_timeout 60 "$REC" --switch-events -e cpu-clock -o "$T/sw.amber" -- \
 		"$WT" --only nap --rounds 3 --ms 2 >/dev/null 2>"$T/sw.err"
+	rc=$?
 	"$ANA" dump "$T/sw.amber" >"$T/sw.dump" 2>/dev/null
-	if ! grep -q ' SWITCH out' "$T/sw.dump" || grep -q 'sched:sched_switch' "$T/sw.dump"; then
+	if [ $rc != 0 ] || ! grep -q ' SWITCH out' "$T/sw.dump" || grep -q 'sched:sched_switch' "$T/sw.dump"; then
 		fail offcpu_switch_events "--switch-events: $(tail -n 1 "$T/sw.err")"
 	else
 		ok offcpu_switch_events
@@ -424,8 +425,11 @@ for comm, v in sorted(lines.items()):
 }
 
 t_bad_input() {
-	run_timeout 60 "$REC" -e cpu-clock -o "$T/plain.amber" -- "$WT" --only nap --rounds 2 \
-		>/dev/null 2>&1
+	if ! run_timeout 60 "$REC" -e cpu-clock -o "$T/plain.amber" -- "$WT" --only nap --rounds 2 \
+		>/dev/null 2>"$T/plain.err"; then
+		fail offcpu_bad_input "amber-rec failed: $(tail -n 1 "$T/plain.err")"
+		return
+	fi
 	for cmd in "report --off-cpu" "flame --off-cpu" "flame --wall-clock" "sched latency" \
 		"sched timehist" "sched wakers"; do
 		# shellcheck disable=SC2086 # the command and its option

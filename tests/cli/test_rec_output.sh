@@ -149,7 +149,8 @@ t_pdeathsig() {
 
 t_no_command() {
 	mkdir -p "$T/cmd" && cd "$T/cmd" || return
-	run_timeout 60 "$REC" -e cpu-clock -o keep.amber -- true >/dev/null 2>&1
+	run_timeout 60 "$REC" -e cpu-clock -o keep.amber -- true >/dev/null 2>&1 ||
+		{ fail rec_output_notfound "amber-rec -- true failed"; return; }
 	before=$(md5sum <keep.amber)
 	run_timeout 60 "$REC" -e cpu-clock -o keep.amber -- ./no-such-command >/dev/null 2>err
 	rc=$?
@@ -174,7 +175,8 @@ t_disk_full() {
 	mkdir -p "$T/full"
 	# The prologue of a recording here, to size a file system that fills
 	# up while samples are written.
-	run_timeout 60 "$REC" -e cpu-clock -g --kallsyms=all -o "$T/pro.amber" -- true >/dev/null 2>&1
+	run_timeout 60 "$REC" -e cpu-clock -g --kallsyms=all -o "$T/pro.amber" -- true >/dev/null 2>&1 ||
+		{ fail rec_output_full "amber-rec -- true failed"; return; }
 	size=$(( ($(stat -c %s "$T/pro.amber") + 12 * 1024) / 4096 * 4096 ))
 	if ! mount -t tmpfs -o size=$size amber-test "$T/full" 2>/dev/null; then
 		skip rec_output_full "cannot mount a tmpfs"
