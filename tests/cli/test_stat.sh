@@ -248,7 +248,10 @@ test_killed() {
 	guards stat_killed || return 0
 	"$REC" stat -o "$T/killed.amber" -I 50 -e task-clock -- "$SP" --seconds 3 >/dev/null 2>"$T/killed.err" &
 	rec=$!
-	sleep 1
+	# Killed once it has printed ten intervals, whenever that is.
+	wait_until 60 sh -c "[ \$(grep -c 'msec task-clock' '$T/killed.err') -ge 10 ]" ||
+		fail stat_killed_keeps_intervals "fewer than 10 intervals printed: $(tail -n 2 "$T/killed.err")"
+	spid=$(pgrep -P "$rec" | head -n 1)
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null
 	# Its table shows the intervals it printed before it died.
@@ -263,8 +266,8 @@ test_killed() {
 	fi
 	"$ANA" info "$T/killed.amber" | grep -q '^closed:     no' && ok stat_killed_scanned ||
 		fail stat_killed_scanned "the file claims to be closed"
-	# The spinner outlives amber-rec; let it finish.
-	sleep 2.5
+	# The spinner outlives amber-rec; let it finish (--seconds 3).
+	[ -n "$spid" ] && wait_until 30 sh -c "! kill -0 $spid"
 }
 
 # --- bad input: clear errors, exit 125 -----------------------------------------------
