@@ -36,7 +36,8 @@ trap 'exit 143' TERM
 [ -x "$B/amber-analyze" ] || { echo "mutate: build first (make all unit tools programs)"; exit 2; }
 echo "mutate: copying the tree to $S/tree"
 mkdir -p "$S/tree"
-git ls-files -z | xargs -0 tar -cf - --no-recursion | (cd "$S/tree" && tar -xpf -) || exit 2
+git ls-files -z | tar --null --verbatim-files-from --no-recursion -T - -cf - |
+	(cd "$S/tree" && tar -xpf -) || exit 2
 # The build directory, without the fuzz targets nothing here runs.
 (cd "$B" && tar -cf - --exclude=./fuzz .) | (mkdir -p "$S/tree/build" && cd "$S/tree/build" && tar -xpf -) || exit 2
 T=$S/tree
