@@ -93,7 +93,6 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 		return -ENOMEM;
 	p->o = o;
 	p->filter = o->filter;
-	p->filter.first_time = 0;
 	p->ff.terms = o->ff.terms;
 	p->ff.nr = o->ff.nr;
 	p->frame_filter = o->filter.dsos || o->filter.syms;
@@ -107,7 +106,8 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	}
 	err = ana_filter_prepare(&p->filter, p->s);
 	if (err) {
-		amb_errmsg_set("--time: %s", amb_strerror(err));
+		if (!*amb_errmsg())
+			amb_errmsg_set("--time: %s", amb_strerror(err));
 		goto fail;
 	}
 	err = check_event(p->s, o->event);

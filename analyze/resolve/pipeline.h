@@ -56,11 +56,12 @@ struct ana_pipeline;
 /*
  * Open the recording @path for analysis with @o (borrowed: it must outlive
  * the pipeline; the pipeline keeps its own copy of the filters' state, so
- * one @o may serve several pipelines in turn, relative --time counting
- * from each recording's first sample).  Returns 0 with *@out set, or an
+ * one @o may serve several pipelines in turn, relative and percentage
+ * --time ranges resolved against each recording's own span).  Returns 0 with *@out set, or an
  * error with *@out NULL and its detail in amb_errmsg():
  *   an error of ana_session_open() (the file cannot be read as a recording);
  *   -ENODATA: a wall-clock --time, and the recording has no clock reference;
+ *   (a --time range outside the recording is warned about, not an error);
  *   -ENOENT: @o->event names no event of the recording (the detail lists them);
  *   -ENOMEM.
  * Free with ana_pipeline_close() (NULL accepted).

@@ -40,8 +40,8 @@ struct ana_flame_load_stats {
 
 /*
  * Add the samples of the recording @path to @slot of @t.  @st (may be
- * NULL) receives counts.  @o->sample's relative --time restarts at the
- * first sample of @path.  Returns 0 or an error of ana_pipeline_open()
+ * NULL) receives counts.  @o->sample's relative and percentage --time
+ * ranges are resolved against @path's own span.  Returns 0 or an error of ana_pipeline_open()
  * (with its detail in amb_errmsg()), -ENOMEM.
  */
 int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
@@ -54,6 +54,7 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	"      --cpu LIST          only these CPUs (0-3,7)\n"                     \
 	"      --dso LIST          only samples whose leaf is in these objects\n" \
 	"      --sym LIST          only samples whose leaf is one of these\n"     \
-	"      --time START,END    seconds from the first sample, or HH:MM:SS\n"
+	"      --time RANGES       START,END as script prints times, +SECONDS from the\n" \
+	"                          start, HH:MM:SS; or P%/N, A%-B% (see report --help)\n"
 
 #endif /* AMB_ANALYZE_FLAME_LOAD_H */

@@ -95,13 +95,13 @@ t_filters() {
 	else
 		ok flame_filter_comm
 	fi
-	"$ANA" flame --folded --time 0,0.2 "$T/w.amber" >"$T/folded.t" 2>/dev/null
+	"$ANA" flame --folded --time +0,+0.2 "$T/w.amber" >"$T/folded.t" 2>/dev/null
 	got=$(folded_sum "$T/folded.t")
 	all=$(folded_sum "$T/folded")
 	if [ "$got" -gt 0 ] && [ "$got" -lt "$all" ]; then
 		ok flame_filter_time
 	else
-		fail flame_filter_time "--time 0,0.2 kept $got of $all samples"
+		fail flame_filter_time "--time +0,+0.2 kept $got of $all samples"
 	fi
 }
 

@@ -178,7 +178,7 @@ t_filters_json() {
 	n_all=$(awk '$1 ~ /%$/' "$T/self.txt" | wc -l)
 	"$ANA" report --comm worker-0 --sort comm "$T/w.amber" >"$T/f.txt" 2>/dev/null
 	comms=$(awk '$1 ~ /%$/ { print $NF }' "$T/f.txt" | sort -u | tr '\n' ' ')
-	"$ANA" report --time 0,0.2 --sort sym "$T/w.amber" >"$T/ft.txt" 2>/dev/null
+	"$ANA" report --time +0,+0.2 --sort sym "$T/w.amber" >"$T/ft.txt" 2>/dev/null
 	s_all=$(awk '/^# Samples:/ { print $3; exit }' "$T/self.txt")
 	s_t=$(awk '/^# Samples:/ { print $3; exit }' "$T/ft.txt")
 	if [ "$comms" != "worker-0 " ]; then
@@ -186,7 +186,7 @@ t_filters_json() {
 	elif [ -z "$s_t" ] || [ "$s_t" -ge "$s_all" ] || [ "$s_t" -gt 440 ]; then
 		# At most 0.2 s x 1000 Hz x 2 CPUs = 400, plus 10% for the
 		# frequency mode's period adjustments.
-		fail report_filters "--time 0,0.2 kept $s_t of $s_all samples (1000 Hz on 2 CPUs)"
+		fail report_filters "--time +0,+0.2 kept $s_t of $s_all samples (1000 Hz on 2 CPUs)"
 	elif [ "$n_all" -lt 3 ]; then
 		fail report_filters "only $n_all entries"
 	else
