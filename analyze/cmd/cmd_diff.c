@@ -239,7 +239,7 @@ static void print_table(struct diff *d, struct ana_out *o)
 /* ---- options ------------------------------------------------------------------ */
 
 static const char usage[] =
-"usage: amber-analyze diff [OPTIONS] BASE NEW\n"
+"usage: amber-analyze diff [OPTIONS] [BASE NEW]\n"
 "\n"
 "Symbols whose share of the samples changed from BASE to NEW, largest change\n"
 "first, each with a significance test (Holm-Bonferroni corrected p-values).\n"
@@ -273,7 +273,7 @@ static int parse_sort(struct diff_args *a, const char *arg)
 	else if (!strcmp(arg, "srcline"))
 		a->key = ANA_FLAME_KEY_SRCLINE;
 	else
-		return -EINVAL;
+		return amb_errmsg_set("diff sorts by dso,sym, sym or srcline"), -EINVAL;
 	return 0;
 }
 
@@ -290,7 +290,9 @@ static int diff_option(void *ctx, int c, const char *arg)
 	case O_ALL: a->all = true; return 0;
 	case O_ALPHA:
 		a->alpha = strtod(arg, &end);
-		return end == arg || *end || !(a->alpha > 0 && a->alpha < 1) ? -EINVAL : 0;
+		if (end == arg || *end || !(a->alpha > 0 && a->alpha < 1))
+			return amb_errmsg_set("not a significance level between 0 and 1"), -EINVAL;
+		return 0;
 	case O_JSON: a->json = true; return 0;
 	case O_FLAME: a->flame = true; return 0;
 	case O_NEGATE: a->negate = true; return 0;
@@ -314,7 +316,7 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 		ANA_FSVG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "diff", usage, "s:o:", opts, 2, 2 };
+	static const struct ana_cmd_desc desc = { "diff", usage, "s:o:", opts, 2, 2, true };
 	const char *files[2] = { NULL, NULL };
 	int rc = ana_cmd_parse(&desc, argc, argv, &a->sample, diff_option, a, files);
 

@@ -14,7 +14,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-"usage: amber-analyze export --format FORMAT [OPTIONS] FILE\n"
+"usage: amber-analyze export --format FORMAT [OPTIONS] [FILE]\n"
 "\n"
 "Write the samples in a format other tools read.\n"
 "\n"
@@ -74,7 +74,7 @@ int ana_cmd_export(int argc, char **argv)
 		{ "inline", no_argument, NULL, O_INLINE },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "export", usage, "f:o:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "export", usage, "f:o:", opts, 1, 1, true };
 	struct export_args a = { false, ANA_EXPORT_PPROF, NULL, -1 };
 	struct ana_pipeline_opts po;
 	struct ana_pipeline *p = NULL;

@@ -21,7 +21,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-"usage: amber-analyze flame [OPTIONS] FILE\n"
+"usage: amber-analyze flame [OPTIONS] [FILE]\n"
 "\n"
 "A flame graph of the recording's stacks: an interactive SVG (click to zoom,\n"
 "Ctrl-F to search), or folded stacks with --folded.\n"
@@ -64,7 +64,7 @@ static int flame_option(void *ctx, int c, const char *arg)
 		else if (!strcmp(arg, "samples"))
 			a->period = false;
 		else
-			return -EINVAL;
+			return amb_errmsg_set("neither samples nor period"), -EINVAL;
 		return 0;
 	case O_NO_COMM: a->no_comm = true; return 0;
 	case O_NO_INLINE: a->no_inline = true; return 0;
@@ -84,7 +84,7 @@ int ana_cmd_flame(int argc, char **argv)
 		ANA_FSVG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "flame", usage, "o:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "flame", usage, "o:", opts, 1, 1, true };
 	struct flame_args a = { .svg.min_width = ANA_FSVG_MIN_WIDTH_DEFAULT };
 	struct ana_flame_load_opts lo = { 0 };
 	struct ana_flame_load_stats st;

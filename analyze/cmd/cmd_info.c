@@ -17,7 +17,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-	"usage: amber-analyze info [--records] FILE\n"
+	"usage: amber-analyze info [--records] [FILE]\n"
 	"\n"
 	"Print the file header, the metadata, the events, block counts and sizes\n"
 	"per type and per stream (CPU), the time span, and every problem the\n"
@@ -322,7 +322,7 @@ int ana_cmd_info(int argc, char **argv)
 		{ "records", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "info", usage, "r", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "info", usage, "r", opts, 1, 1, true };
 	struct ana_session *s = NULL;
 	bool records = false;
 	struct amb_reader *r;

@@ -649,15 +649,19 @@ static int parse_callgraph(struct report *r, const char *arg)
 	else if (n == 4 && !strncmp(arg, "none", 4))
 		r->callgraph = false;
 	else if (n && strncmp(arg, "graph", n))
-		return -EINVAL;
+		goto bad;
 	if (comma) {
 		char *end;
 
 		r->cg_limit = strtod(comma + 1, &end);
 		if (end == comma + 1 || *end || r->cg_limit < 0 || r->cg_limit > 100)
-			return -EINVAL;
+			goto bad;
 	}
 	return 0;
+bad:
+	amb_errmsg_set("not caller, callee, graph or none, optionally followed by ,PERCENT "
+		       "(the smallest share shown, 0 to 100)");
+	return -EINVAL;
 }
 
 static bool is_callgraph_spec(const char *arg)
@@ -673,7 +677,7 @@ static bool is_callgraph_spec(const char *arg)
 }
 
 static const char usage[] =
-"usage: amber-analyze report [OPTIONS] FILE\n"
+"usage: amber-analyze report [OPTIONS] [FILE]\n"
 "\n"
 "Samples aggregated by sort keys, sorted by overhead.\n"
 "\n"
@@ -729,7 +733,11 @@ static int report_option(void *ctx, int c, const char *arg)
 	case O_NO_INLINE: r->inline_frames = false; return 0;
 	case O_PLIMIT:
 		r->percent_limit = strtod(arg, &end);
-		return end == arg || *end || r->percent_limit < 0 ? -EINVAL : 0;
+		if (end == arg || *end || !(r->percent_limit >= 0 && r->percent_limit <= 100)) {
+			amb_errmsg_set("not a percentage from 0 to 100");
+			return -EINVAL;
+		}
+		return 0;
 	case O_JSON: r->json = true; return 0;
 	case O_STDIO: return 0;
 	case 'i': a->files[0] = arg; return 0;
@@ -773,7 +781,7 @@ int ana_cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "report", usage, "s:g::i:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "report", usage, "s:g::i:", opts, 1, 1, true };
 	struct report r = { .cg_limit = 0.5, .inline_frames = true, .sort = "comm,dso,sym" };
 	const char *path = NULL;
 	struct report_args a = { &r, argc, argv, &path };

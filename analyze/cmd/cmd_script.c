@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 enum {
@@ -382,8 +383,16 @@ static int parse_fields(struct script *sc, const char *arg)
 		for (i = 0; i < AMB_ARRAY_SIZE(field_names); i++)
 			if (strlen(field_names[i].name) == len && !strncmp(p, field_names[i].name, len))
 				break;
-		if (i == AMB_ARRAY_SIZE(field_names))
+		if (i == AMB_ARRAY_SIZE(field_names)) {
+			char all[512];
+			size_t n = 0;
+
+			for (i = 0; i < AMB_ARRAY_SIZE(field_names) && n < sizeof(all); i++)
+				n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", i ? ", " : "",
+						      field_names[i].name);
+			amb_errmsg_set("unknown field '%.*s' (fields: %s)", (int)len, p, all);
 			return -EINVAL;
+		}
 		sc->fields |= field_names[i].bit;
 		sc->fields_named |= field_names[i].bit;
 		if (!c)
@@ -393,7 +402,7 @@ static int parse_fields(struct script *sc, const char *arg)
 }
 
 static const char usage[] =
-"usage: amber-analyze script [OPTIONS] FILE\n"
+"usage: amber-analyze script [OPTIONS] [FILE]\n"
 "\n"
 "Every sample, with its callchain, in time order.\n"
 "\n"
@@ -436,8 +445,8 @@ static int script_option(void *ctx, int c, const char *arg)
 	case 'F': return parse_fields(sc, arg);
 	case O_MAXSTACK:
 		v = strtoul(arg, &end, 10);
-		if (end == arg || *end || v > UINT32_MAX)
-			return -EINVAL;
+		if (end == arg || *end || v > UINT32_MAX || *arg == '-')
+			return amb_errmsg_set("not a number of frames"), -EINVAL;
 		sc->max_stack = (unsigned)v;
 		return 0;
 	case O_NO_INLINE: sc->inline_frames = false; return 0;
@@ -457,7 +466,7 @@ int ana_cmd_script(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "script", usage, "F:i:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "script", usage, "F:i:", opts, 1, 1, true };
 	struct script sc = { .fields = DEFAULT_FIELDS, .inline_frames = true };
 	const char *path = NULL;
 	struct script_args a = { &sc, &path };

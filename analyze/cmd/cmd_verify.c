@@ -70,7 +70,7 @@ int ana_cmd_verify(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "verify", usage, "s:q", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "verify", usage, "s:q", opts, 1, 1, false };
 	struct amb_verify_stats st;
 	struct verify_args a = { NULL, false };
 	struct verify_out o;

@@ -65,6 +65,8 @@ static int add_strings(char ***list, const char *arg)
 			break;
 		p = c + 1;
 	}
+	if (!l)
+		amb_errmsg_set("an empty list");
 	return l ? 0 : -EINVAL;
 }
 
@@ -79,8 +81,10 @@ static int add_ids(uint32_t **ids, size_t *nr, const char *arg)
 
 		errno = 0;
 		v = strtoul(p, &end, 10);
-		if (end == p || errno || v > UINT32_MAX || (*end && *end != ','))
+		if (end == p || errno || v > UINT32_MAX || (*end && *end != ',') || *p == '-') {
+			amb_errmsg_set("not a list of decimal ids (1234,1240)");
 			return -EINVAL;
+		}
 		n = realloc(*ids, (*nr + 1) * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
@@ -320,6 +324,8 @@ int ana_filter_set(struct ana_filter *f, enum ana_filter_kind kind, const char *
 				return -ENOMEM;
 		}
 		n = amb_cpulist_parse(arg, f->cpus, ANA_FILTER_CPUS);
+		if (n < 0)
+			amb_errmsg_set("not a CPU list (0-3,7) of CPUs below %d", ANA_FILTER_CPUS);
 		return n < 0 ? n : 0;
 	case ANA_FILTER_TIME:
 		return set_time(f, arg);

@@ -517,14 +517,14 @@ int ana_fsvg_option(struct ana_fsvg_opts *o, int c, const char *arg)
 		return 0;
 	case ANA_FSVG_OPT_WIDTH:
 		width = strtoul(arg, &end, 10);
-		if (end == arg || *end || width < 100 || width > 100000)
-			return -EINVAL;
+		if (end == arg || *end || width < 100 || width > 100000 || *arg == '-')
+			return amb_errmsg_set("not a width from 100 to 100000 pixels"), -EINVAL;
 		o->width = (unsigned)width;
 		return 0;
 	case ANA_FSVG_OPT_MINWIDTH:
 		min_width = strtod(arg, &end);
 		if (end == arg || *end || !(min_width >= 0))
-			return -EINVAL;
+			return amb_errmsg_set("not a width in pixels, 0 or more"), -EINVAL;
 		o->min_width = min_width;
 		return 0;
 	default:

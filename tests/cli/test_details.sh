@@ -83,6 +83,86 @@ t_time_forms() {
 	fi
 }
 
+# --- item 5: no FILE reads amber-rec's default output --------------------------
+
+t_default_file() {
+	mkdir -p "$T/cwd"
+	(cd "$T/cwd" && "$ANA" report >"$T/r" 2>"$T/err")
+	rc=$?
+	if [ $rc != 2 ] || ! grep -q "error: report: no file given, and no trace.amber here (what amber-rec writes without -o" "$T/err"; then
+		fail default_file_missing "exit $rc: $(cat "$T/err")"
+	else
+		ok default_file_missing
+	fi
+	cp "$R/fp.amber" "$T/cwd/trace.amber"
+	cp "$R/fp2.amber" "$T/cwd/trace.amber.old"
+	(cd "$T/cwd" && "$ANA" report --symfs "$T/symfs" --no-children >"$T/r" 2>"$T/err")
+	rc=$?
+	"$ANA" report --symfs "$T/symfs" --no-children "$R/fp.amber" >"$T/r2" 2>/dev/null
+	if [ $rc != 0 ] || ! cmp -s "$T/r" "$T/r2" ||
+	   [ "$(cat "$T/err")" != "amber-analyze: report: reading trace.amber (no file given)" ]; then
+		fail default_file "exit $rc: $(cat "$T/err")"
+	else
+		ok default_file
+	fi
+	# diff compares the recording before (trace.amber.old) with it, as perf diff.
+	(cd "$T/cwd" && "$ANA" diff --symfs "$T/symfs" >"$T/r" 2>"$T/err")
+	rc=$?
+	if [ $rc != 0 ] || ! grep -q '^# base: trace.amber.old' "$T/r" ||
+	   ! grep -q 'comparing trace.amber.old (the recording before) with trace.amber' "$T/err"; then
+		fail default_file_diff "exit $rc: $(cat "$T/err")"
+	else
+		ok default_file_diff
+	fi
+	"$ANA" script --help | grep -q 'Without FILE: trace.amber' && ok default_file_help ||
+		fail default_file_help "script --help does not say what it reads without FILE"
+}
+
+# --- item 7: a bad value is named, with the valid ones -------------------------
+
+# bad_arg NAME EXPECTED ARGS...: amber-analyze ARGS exits 2 and says EXPECTED.
+bad_arg() {
+	_name=$1
+	_want=$2
+	shift 2
+	"$ANA" "$@" >/dev/null 2>"$T/err"
+	_rc=$?
+	if [ $_rc != 2 ] || ! grep -qF -- "$_want" "$T/err" || [ "$(wc -l <"$T/err")" != 1 ]; then
+		fail "$_name" "exit $_rc, wanted '$_want': $(cat "$T/err")"
+	else
+		ok "$_name"
+	fi
+}
+
+t_bad_values() {
+	bad_arg badval_fields "script: bad value 'comm,bogus' for --fields: unknown field 'bogus' (fields: comm, tid, pid," \
+		script -F comm,bogus "$R/fp.amber"
+	bad_arg badval_plimit "bad value 'x' for --percent-limit: not a percentage from 0 to 100" \
+		report --percent-limit x "$R/fp.amber"
+	bad_arg badval_pid "bad value '12x' for --pid: not a list of decimal ids" report --pid 12x "$R/fp.amber"
+	bad_arg badval_cpu "bad value '5000' for --cpu: not a CPU list (0-3,7) of CPUs below 4096" \
+		flame --cpu 5000 "$R/fp.amber"
+	bad_arg badval_weight "bad value 'x' for --weight: neither samples nor period" flame --weight x "$R/fp.amber"
+	bad_arg badval_alpha "bad value '2' for --alpha: not a significance level between 0 and 1" \
+		diff --alpha 2 "$R/fp.amber" "$R/fp2.amber"
+	bad_arg badval_callgraph "bad value 'calee' for --call-graph: not caller, callee, graph or none" \
+		report --call-graph=calee "$R/fp.amber"
+	bad_arg badval_unknown "error: report: unknown option '--bogus' (see 'amber-analyze report --help')" \
+		report --bogus "$R/fp.amber"
+	bad_arg badval_extra "unexpected argument '$R/fp.amber': one FILE is read, and that is 'nope,2'" \
+		report -g nope,2 "$R/fp.amber"
+	# `help CMD` is CMD --help.
+	"$ANA" help report >"$T/h1" 2>&1
+	"$ANA" report --help >"$T/h2" 2>&1
+	if cmp -s "$T/h1" "$T/h2" && head -n 1 "$T/h1" | grep -q '^usage: amber-analyze report '; then
+		ok help_command
+	else
+		fail help_command "'help report' is not 'report --help': $(head -n 1 "$T/h1")"
+	fi
+}
+
 t_time_absolute
 t_time_forms
+t_default_file
+t_bad_values
 finish
