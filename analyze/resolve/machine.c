@@ -504,6 +504,13 @@ const struct ana_ksym *ana_machine_ksym(struct ana_machine *m, uint64_t addr, ui
 	return ana_ksyms_find(machine_ksyms(m), addr, off);
 }
 
+uint64_t ana_loc_sym_size(struct ana_machine *m, const struct ana_loc *loc)
+{
+	if (loc->kind == ANA_LOC_KERNEL)
+		return ana_ksyms_size(machine_ksyms(m), loc->ksym);
+	return loc->kind == ANA_LOC_SYM ? loc->sym->sym_size : 0;
+}
+
 static bool is_kernel(unsigned cpumode, uint64_t addr)
 {
 	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||

@@ -128,6 +128,10 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
  * KSYMS block on first use. */
 const struct ana_ksym *ana_machine_ksym(struct ana_machine *m, uint64_t addr, uint64_t *off);
 
+/* The size of @loc's symbol (the ELF symbol's, or a kernel symbol's up to
+ * the next one), 0 when unknown. */
+uint64_t ana_loc_sym_size(struct ana_machine *m, const struct ana_loc *loc);
+
 /* Name of the object @loc is in: DSO short name, "[kernel.kallsyms]",
  * "[module]", or "[unknown]". */
 const char *ana_loc_dso_name(const struct ana_loc *loc);

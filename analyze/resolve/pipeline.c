@@ -28,6 +28,8 @@ struct ana_pipeline {
 	void (*progress)(void *ctx);
 	void *progress_ctx;
 	struct ana_pipeline_stats st;
+	uint64_t *ev_period;             /* per event (+1: no event), within --time: */
+	uint64_t *ev_samples;            /* period and samples */
 };
 
 void ana_pipeline_opts_init(struct ana_pipeline_opts *o)
@@ -114,7 +116,9 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	if (err)
 		goto fail;
 	err = -ENOMEM;
-	p->dsos = ana_dso_table_new(&o->dso);
+	p->ev_period = calloc(ana_session_event_count(p->s) + 1, sizeof(*p->ev_period));
+	p->ev_samples = calloc(ana_session_event_count(p->s) + 1, sizeof(*p->ev_samples));
+	p->dsos = p->ev_period && p->ev_samples ? ana_dso_table_new(&o->dso) : NULL;
 	p->m = p->dsos ? ana_machine_new(p->dsos) : NULL;
 	if (!p->m || ana_embed_open(ana_session_reader(p->s), NULL, &p->embed) ||
 	    ana_machine_load_session(p->m, p->s) || make_unwinder(p))
@@ -152,6 +156,8 @@ void ana_pipeline_close(struct ana_pipeline *p)
 	ana_embed_free(p->embed);
 	ana_session_close(p->s);
 	amb_buf_free(&p->ff.scratch);
+	free(p->ev_period);
+	free(p->ev_samples);
 	free(p);
 }
 
@@ -202,6 +208,8 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		goto filtered;
 	if (p->o->event && (!s->evt || strcmp(s->evt->name, p->o->event)))
 		return 0;
+	p->ev_period[s->evt ? s->evt->index : ana_session_event_count(p->s)] += s->period;
+	p->ev_samples[s->evt ? s->evt->index : ana_session_event_count(p->s)]++;
 	t = ana_machine_thread(p->m, s->pid, s->tid);
 	if (!t)
 		return -ENOMEM;
@@ -219,6 +227,8 @@ filtered:
 int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn other, void *ctx)
 {
 	memset(&p->st, 0, sizeof(p->st));
+	memset(p->ev_period, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_period));
+	memset(p->ev_samples, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_samples));
 	p->fn = fn;
 	p->other = other;
 	p->ctx = ctx;
@@ -234,6 +244,16 @@ void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx), vo
 void ana_pipeline_get_stats(const struct ana_pipeline *p, struct ana_pipeline_stats *st)
 {
 	*st = p->st;
+}
+
+uint64_t ana_pipeline_event_period(const struct ana_pipeline *p, const struct ana_event *evt,
+				   uint64_t *samples)
+{
+	size_t i = evt ? evt->index : ana_session_event_count(p->s);
+
+	if (samples)
+		*samples = p->ev_samples[i];
+	return p->ev_period[i];
 }
 
 unsigned ana_pipeline_walk(struct ana_pipeline *p, struct ana_thread *t,

@@ -99,6 +99,12 @@ struct ana_pipeline_stats {
 /* Counts of the last ana_pipeline_run(). */
 void ana_pipeline_get_stats(const struct ana_pipeline *p, struct ana_pipeline_stats *st);
 
+/* The period of the samples of @evt (NULL: of no event) the last run read
+ * within --time, before the other filters, and their number in *@samples
+ * (may be NULL): what perf's "--percentage absolute" shares are of. */
+uint64_t ana_pipeline_event_period(const struct ana_pipeline *p, const struct ana_event *evt,
+				   uint64_t *samples);
+
 /*
  * Walk the stack of sample @s of thread @t, as ana_stack_walk() does with
  * the pipeline's machine and unwinder (@want: ANA_SYM_SRCLINE |

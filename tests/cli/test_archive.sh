@@ -195,8 +195,8 @@ t_stale() {
 		-o "$T/st/workload.new" "$T/st/stale.c" "$SRC" &&
 		mv "$T/st/workload.new" "$T/st/workload" ||
 		{ fail archive_stale "cannot rebuild the workload"; return; }
-	"$ANA" report --sort sym "$T/st/plain.amber" >"$T/st/plain.txt" 2>"$T/st/plain.err"
-	"$ANA" report --sort sym "$T/st/embed.amber" >"$T/st/embed.txt" 2>"$T/st/embed.err"
+	"$ANA" report --no-children --sort sym "$T/st/plain.amber" >"$T/st/plain.txt" 2>"$T/st/plain.err"
+	"$ANA" report --no-children --sort sym "$T/st/embed.amber" >"$T/st/embed.txt" 2>"$T/st/embed.err"
 	if ! grep -q 'build-id' "$T/st/plain.err" || ! grep -q '\[stale build-id\]' "$T/st/plain.txt"; then
 		fail archive_stale_plain "no stale warning or marks without embedding: $(head -n 2 "$T/st/plain.err")"
 	elif grep -q 'hot_a' "$T/st/plain.txt"; then

@@ -161,8 +161,171 @@ t_bad_values() {
 	fi
 }
 
+# --- item 1: perf's sort key names; an unknown key is an error ---------------
+
+t_sort_keys() {
+	ana report --symfs "$T/symfs" --no-children -g none --sort sym,dso "$R/fp.amber" >"$T/a"
+	ana report --symfs "$T/symfs" --no-children -g none --sort Symbol,DSO "$R/fp.amber" >"$T/b"
+	if cmp -s "$T/a" "$T/b" && grep -q 'hot_a' "$T/a"; then
+		ok sort_perf_names
+	else
+		fail sort_perf_names "--sort Symbol,DSO differs from --sort sym,dso: $(diff "$T/a" "$T/b" | head -3)"
+	fi
+	ana report --symfs "$T/symfs" --sort nosuch "$R/tp.amber" >"$T/a"
+	rc=$?
+	if [ $rc != 2 ] || [ -s "$T/a" ] ||
+	   ! grep -q "error: report: unknown sort key 'nosuch'; keys: comm, pid, tid, dso, sym (symbol), srcline, cpu, event, srcfile, sym_size, time, parent, trace; tracepoint fields of this recording: sched:sched_switch: prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio" "$T/err"; then
+		fail sort_unknown "exit $rc: $(cat "$T/err")"
+	else
+		ok sort_unknown
+	fi
+	ana report --symfs "$T/symfs" --sort parent,time "$R/fp.amber" >"$T/a"
+	[ $? = 0 ] && grep -q 'Parent symbol  Time' "$T/a" && ok sort_new_keys ||
+		fail sort_new_keys "--sort parent,time: $(cat "$T/err")"
+	# time: buckets of --time-quantum, adding up to every sample.
+	ana report --symfs "$T/symfs" --no-children --sort time --time-quantum 50ms "$R/fp.amber" >"$T/a"
+	sum=$(awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }' "$T/a")
+	bad=$(awk '$1 ~ /%$/ { split($NF, t, "."); if ((t[2] + 0) % 50000) print $NF }' "$T/a" | head -n 1)
+	if [ "$sum" = "$(samples_in "$T/a")" ] && [ -z "$bad" ] && [ "$(grep -c '%' "$T/a")" -ge 4 ]; then
+		ok sort_time
+	else
+		fail sort_time "buckets add up to $sum, or are not on 50 ms: '$bad'"
+	fi
+	# srcfile: the file of the hot functions.
+	ana report --symfs "$T/symfs" --no-children --sort srcfile "$R/dwarf.amber" >"$T/a"
+	awk '$1 ~ /%$/ { print $NF; exit }' "$T/a" | grep -qx 'workload.c' && ok sort_srcfile ||
+		fail sort_srcfile "first source file: $(awk '$1 ~ /%$/ { print $NF; exit }' "$T/a")"
+	# --parent: the first caller matching; the others are [other].
+	ana report --symfs "$T/symfs" --no-children --parent '^run_' --sort sym "$R/fp.amber" >"$T/a"
+	if grep -q '\[\.\] hot_a  *run_mix$' "$T/a" && grep -q '\[\.\] msort_with_tmp.part.0  *\[other\]$' "$T/a"; then
+		ok report_parent
+	else
+		fail report_parent "$(grep hot_a "$T/a" | head -2)"
+	fi
+	ana report --symfs "$T/symfs" --no-children -x --parent '^run_' --sort sym "$R/fp.amber" >"$T/a"
+	grep -q 'other' "$T/a" && fail report_exclude_other "-x kept [other]" || ok report_exclude_other
+}
+
+# sym_size on a fresh recording, against the symbol table.
+t_sym_size() {
+	need_root sort_sym_size || return 0
+	need_rec sort_sym_size || return 0
+	need_cmd sort_sym_size nm || return 0
+	run_timeout 60 "$REC" -e cpu-clock -F 999 -o "$T/nog.amber" -- "$W" --work 10 >/dev/null 2>&1 ||
+		{ fail sort_sym_size "amber-rec failed"; return; }
+	want=$(printf '%d' "0x$(nm -S "$W" | awk '$4 == "hot_a" { print $2 }')")
+	ana report --sort sym,sym_size "$T/nog.amber" >"$T/a"
+	got=$(awk '$1 ~ /%$/ && $(NF - 1) == "hot_a" { print $NF; exit }' "$T/a")
+	if [ -n "$got" ] && [ "$got" = "$want" ]; then
+		ok sort_sym_size
+	else
+		fail sort_sym_size "hot_a: sym_size '$got', nm says $want"
+	fi
+	# Without call chains report shows self overhead, and no call graph.
+	if grep -q '^# Overhead ' "$T/a" && ! grep -q -- '---' "$T/a"; then
+		ok report_no_chains_self
+	else
+		fail report_no_chains_self "$(sed -n 14p "$T/a")"
+	fi
+}
+
+# --- item 11: everyday report options, children on a -g recording -----------
+
+t_report_options() {
+	# A -g recording: children and a caller call graph, as perf.
+	ana report --symfs "$T/symfs" "$R/fp.amber" >"$T/a"
+	if grep -q '^# Children      Self     Samples' "$T/a" && grep -q -- '---start_thread' "$T/a" &&
+	   awk '/\[\.\] start_thread$/ { getline; getline; print; exit }' "$T/a" | grep -q -- '---start_thread'; then
+		ok report_children_default
+	else
+		fail report_children_default "$(sed -n 14,20p "$T/a")"
+	fi
+	ana report --symfs "$T/symfs" --no-children "$R/fp.amber" >"$T/a"
+	# Self overhead keeps perf's callee call graph: hot_a, then its callers.
+	if grep -q '^# Overhead     Samples' "$T/a" &&
+	   awk '/\[\.\] hot_a$/ { getline; getline; print; exit }' "$T/a" | grep -q -- '---hot_a'; then
+		ok report_no_children
+	else
+		fail report_no_children "$(sed -n 14,22p "$T/a")"
+	fi
+	# --max-stack 1: no callers, so children are self.
+	ana report --symfs "$T/symfs" --max-stack 1 -g none "$R/fp.amber" >"$T/a"
+	awk '$1 ~ /%$/ && $1 != $2 { bad = 1 } END { exit bad }' "$T/a" && ! grep -q start_thread "$T/a" &&
+		ok report_max_stack || fail report_max_stack "callers with --max-stack 1"
+	# -F: only the columns named, the keys in their order.
+	ana report --symfs "$T/symfs" --no-children -F overhead,sym,comm "$R/fp.amber" >"$T/a"
+	if sed -n 14p "$T/a" | grep -q '^# Overhead  Symbol  *Command$' &&
+	   grep -q '^ *[0-9.]*%  \[\.\] hot_a  *worker-[01]$' "$T/a"; then
+		ok report_fields
+	else
+		fail report_fields "$(sed -n 14,18p "$T/a")"
+	fi
+	bad_arg report_fields_bad "unknown sort key 'overheat'" report --symfs "$T/symfs" -F overheat "$R/fp.amber"
+	# -T: each thread's period; they add up to the event count.
+	ana report --symfs "$T/symfs" -T -g none "$R/fp.amber" >"$T/a"
+	total=$(awk '/^# Event count/ { print $NF; exit }' "$T/a")
+	sum=$(awk '/^# Threads:/ { t = 1; next } t && $1 ~ /^[0-9]+$/ { n += $3 } END { print n + 0 }' "$T/a")
+	[ "$sum" = "$total" ] && grep -q '^#     PID      TID         cpu-clock  Command$' "$T/a" &&
+		ok report_threads || fail report_threads "threads add up to $sum of $total"
+	# --header-only: perf's header, no table; --header: both.
+	ana report --symfs "$T/symfs" --header-only "$R/fp.amber" >"$T/a"
+	if grep -q '^# event : name = cpu-clock, type = 1, config = 0x0, sample_freq = 999, sample_type = IDENTIFIER|IP|TID|TIME|CPU|PERIOD|CALLCHAIN' "$T/a" &&
+	   grep -q '^# cpus: [0-9]* online in ' "$T/a" && ! grep -q '^# Samples:' "$T/a"; then
+		ok report_header_only
+	else
+		fail report_header_only "$(head -5 "$T/a")"
+	fi
+	ana report --symfs "$T/symfs" --header "$R/fp.amber" >"$T/a"
+	grep -q '^# hostname : ' "$T/a" && grep -q '^# Samples: 473 ' "$T/a" && ok report_header ||
+		fail report_header "no header or no table"
+	# --hierarchy: command, then object, then symbol, each level summed.
+	ana report --symfs "$T/symfs" --hierarchy "$R/fp.amber" >"$T/a"
+	top=$(awk '/^    [0-9.]*%        worker-/ { sub("%", "", $1); t += $1 } END { printf "%.0f\n", t }' "$T/a")
+	if [ "$top" = 100 ] && grep -q '^          [ 0-9][0-9]\.[0-9]*%        \[\.\] hot_a$' "$T/a"; then
+		ok report_hierarchy
+	else
+		fail report_hierarchy "top level adds up to $top: $(sed -n 17,20p "$T/a")"
+	fi
+	# --percentage: of all samples (perf's default), or of those kept.
+	ana report --symfs "$T/symfs" -g none --no-children --comm worker-0 "$R/fp.amber" >"$T/a"
+	ana report --symfs "$T/symfs" -g none --no-children --comm worker-0 --percentage relative "$R/fp.amber" >"$T/b"
+	abs=$(awk '$1 ~ /%$/ { sub("%", "", $1); t += $1 } END { printf "%.0f\n", t }' "$T/a")
+	rel=$(awk '$1 ~ /%$/ { sub("%", "", $1); t += $1 } END { printf "%.0f\n", t }' "$T/b")
+	if [ "$rel" = 100 ] && [ "$abs" -lt 60 ] && grep -q "^# Samples: 236 of event 'cpu-clock' (of 473; shares are of all" "$T/a"; then
+		ok report_percentage
+	else
+		fail report_percentage "absolute $abs%, relative $rel%"
+	fi
+	# --ignore-callees: run_mix takes what it called; -S keeps one symbol.
+	ana report --symfs "$T/symfs" -g none --no-children --ignore-callees '^run_mix$' --sort sym "$R/fp.amber" >"$T/a"
+	if ! grep -q 'hot_a' "$T/a" && awk '$NF == "run_mix" { sub("%", "", $1); exit !($1 > 75) }' "$T/a"; then
+		ok report_ignore_callees
+	else
+		fail report_ignore_callees "$(sed -n 17,20p "$T/a")"
+	fi
+	ana report --symfs "$T/symfs" -g none --no-children -S hot_b --sort sym "$R/fp.amber" >"$T/a"
+	[ "$(awk '$1 ~ /%$/ { print $NF }' "$T/a" | sort -u)" = hot_b ] && ok report_symbols_short ||
+		fail report_symbols_short "-S hot_b kept $(awk '$1 ~ /%$/ { print $NF }' "$T/a" | sort -u | tr '\n' ' ')"
+	# Tracepoint fields print as script shows them; JSON symbols have no "[.] ".
+	ana report --symfs "$T/symfs" -e sched:sched_switch --sort prev_state "$R/tp.amber" >"$T/a"
+	states=$(awk '$1 ~ /%$/ { print $NF }' "$T/a" | sort -u | tr '\n' ' ')
+	case $states in
+	*[0-9]*|'') fail report_tp_state "prev_state values '$states' are not script's letters" ;;
+	*) ok report_tp_state ;;
+	esac
+	ana report --symfs "$T/symfs" --json --no-children "$R/fp.amber" >"$T/a"
+	if grep -q '"sym":"hot_a","kernel":false' "$T/a" && ! grep -q '"sym":"\[' "$T/a"; then
+		ok report_json_sym
+	else
+		fail report_json_sym "$(head -c 300 "$T/a")"
+	fi
+}
+
 t_time_absolute
 t_time_forms
 t_default_file
 t_bad_values
+t_sort_keys
+t_sym_size
+t_report_options
 finish

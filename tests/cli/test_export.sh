@@ -40,7 +40,7 @@ test_pprof() {
 	go tool pprof -top -noinlines -nodecount=1000 "$T/fp.pb.gz" 2>"$T/pprof.err" |
 		awk 'f && $2 ~ /%$/ { p = $2; sub("%", "", p); n = $6; for (i = 7; i <= NF; i++) n = n " " $i;
 		     if (p + 0 >= 2) print n, p } / flat%/ { f = 1 }' | sort >"$T/pprof.top"
-	"$ANA" report --sort sym "$T/fp.amber" 2>/dev/null |
+	"$ANA" report --no-children --sort sym "$T/fp.amber" 2>/dev/null |
 		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); if (p + 0 >= 2) print $NF, p }' | sort >"$T/report.top"
 	if [ -s "$T/report.top" ] && cmp -s "$T/pprof.top" "$T/report.top"; then
 		ok pprof_top

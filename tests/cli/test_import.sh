@@ -14,7 +14,7 @@ W=$PROG/workload
 top_amber() {
 	_f=$1
 	shift
-	"$ANA" report --sort sym "$@" "$_f" 2>/dev/null |
+	"$ANA" report --no-children --sort sym "$@" "$_f" 2>/dev/null |
 		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); print $NF, p }' | sort
 }
 
