@@ -321,6 +321,74 @@ t_report_options() {
 	fi
 }
 
+# --- item 12 and 10: script's everyday options, JSON with pid and fields ------
+
+t_script_options() {
+	ana script --symfs "$T/symfs" -F ip,sym "$R/fp.amber" >"$T/a"
+	ana script --symfs "$T/symfs" -F ip,sym,symoff "$R/fp.amber" >"$T/b"
+	ana script --symfs "$T/symfs" "$R/fp.amber" >"$T/c"
+	if ! grep -q '+0x' "$T/a" && grep -q 'hot_a+0x' "$T/b" && grep -q 'hot_a+0x' "$T/c"; then
+		ok script_symoff
+	else
+		fail script_symoff "offsets with -F ip,sym, or none with symoff"
+	fi
+	ana script --symfs "$T/symfs" --ns -F comm,tid,time "$R/fp.amber" >"$T/a"
+	grep -qv '^ *worker-[01] *[0-9]* [0-9]*\.[0-9]\{9\}: *$' "$T/a" &&
+		fail script_ns "$(grep -v '[0-9]\{9\}: *$' "$T/a" | head -2)" || ok script_ns
+	# -G: one line per sample, its ip on it.
+	ana script --symfs "$T/symfs" -G "$R/fp.amber" >"$T/a"
+	if [ "$(wc -l <"$T/a")" = 473 ] && ! grep -q "$(printf '^\t')" "$T/a" &&
+	   grep -q 'cpu-clock: *[0-9a-f]* hot_a+0x' "$T/a"; then
+		ok script_hide_call_graph
+	else
+		fail script_hide_call_graph "$(wc -l <"$T/a") lines: $(head -2 "$T/a")"
+	fi
+	# Task and mmap records: as many as dump shows, in perf's words.
+	ana script --symfs "$T/symfs" --show-task-events --show-mmap-events "$R/fp.amber" >"$T/a"
+	"$ANA" dump "$R/fp.amber" >"$T/d" 2>/dev/null
+	for ty in COMM FORK EXIT MMAP2; do
+		got=$(grep -c "PERF_RECORD_$ty[ (:]" "$T/a")
+		want=$(grep -c " $ty[ (]" "$T/d")
+		if [ "$got" != "$want" ] || [ "$got" = 0 ] && [ $ty != EXIT ]; then
+			fail "script_task_events_$ty" "$got PERF_RECORD_$ty lines, dump has $want"
+		else
+			ok "script_task_events_$ty"
+		fi
+	done
+	grep -q '  *workload *[0-9]* \[[0-9]*\] [0-9.]*: PERF_RECORD_COMM exec: workload:[0-9]*/[0-9]*$' "$T/a" &&
+	grep -q 'PERF_RECORD_FORK([0-9]*:[0-9]*):([0-9]*:[0-9]*)$' "$T/a" &&
+	grep -q 'PERF_RECORD_MMAP2 [0-9]*/[0-9]*: \[0x[0-9a-f]*(0x[0-9a-f]*) @ 0x[0-9a-f]* <[0-9a-f]*>\]: r-xp .*/libc.so.6$' "$T/a" &&
+		ok script_task_events_format || fail script_task_events_format "$(grep PERF_RECORD "$T/a" | head -3)"
+	# callindent: the leaf, four columns further in per caller.
+	ana script --symfs "$T/symfs" -G -F tid,callindent "$R/fp.amber" >"$T/a"
+	ana script --symfs "$T/symfs" --no-inline -F tid,sym "$R/fp.amber" >"$T/b"
+	awk 'BEGIN { RS = "" } { print gsub(/\n\t/, "") - 1 }' "$T/b" >"$T/depths"
+	awk '{ match($0, /^ *[0-9]+ /); rest = substr($0, RLENGTH + 1); match(rest, /^ */); print RLENGTH / 4 }' "$T/a" >"$T/indents"
+	if [ -s "$T/indents" ] && cmp -s "$T/depths" "$T/indents"; then
+		ok script_callindent
+	else
+		fail script_callindent "indents differ from call depths: $(paste "$T/depths" "$T/indents" | head -3 | tr '\n' ' ')"
+	fi
+	need_cmd script_json python3 || return 0
+	ana script --symfs "$T/symfs" --json -e sched:sched_switch "$R/tp.amber" >"$T/a"
+	if python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    f = d["fields"]
+    assert isinstance(d["pid"], int) and isinstance(f["prev_pid"], int), d
+    assert "prev_pid=%d " % f["prev_pid"] in d["trace"], d
+    assert "prev_comm=%s " % f["prev_comm"] in d["trace"], d
+    n += 1
+assert n == 18, n
+' "$T/a"; then
+		ok script_json_fields
+	else
+		fail script_json_fields "$(head -c 300 "$T/a")"
+	fi
+}
+
 t_time_absolute
 t_time_forms
 t_default_file
@@ -328,4 +396,5 @@ t_bad_values
 t_sort_keys
 t_sym_size
 t_report_options
+t_script_options
 finish
