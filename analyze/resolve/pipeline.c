@@ -30,6 +30,7 @@ struct ana_pipeline {
 	struct ana_pipeline_stats st;
 	uint64_t *ev_period;             /* per event (+1: no event), within --time: */
 	uint64_t *ev_samples;            /* period and samples */
+	bool warned_broken;              /* warn_broken_chains() spoke */
 };
 
 void ana_pipeline_opts_init(struct ana_pipeline_opts *o)
@@ -224,15 +225,41 @@ filtered:
 	return 0;
 }
 
+/*
+ * Once a run is over: call chains cut where frame pointers gave out
+ * (stackwalk.c) are said once, with where they went wrong and what would
+ * give real stacks.
+ */
+static void warn_broken_chains(struct ana_pipeline *p)
+{
+	const char *names[4];
+	size_t n, i;
+	char list[256] = "";
+
+	if (p->warned_broken || !ana_machine_broken_chains(p->m, names, AMB_ARRAY_SIZE(names), &n))
+		return;
+	p->warned_broken = true;
+	for (i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : " in ",
+			 names[i]);
+	amb_warn("call chains followed frame pointers through code built without them%s, into "
+		 "addresses where nothing is mapped: they end at [broken frame-pointer chain]; "
+		 "record with --call-graph dwarf for real stacks", list);
+}
+
 int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn other, void *ctx)
 {
+	int err;
+
 	memset(&p->st, 0, sizeof(p->st));
 	memset(p->ev_period, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_period));
 	memset(p->ev_samples, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_samples));
 	p->fn = fn;
 	p->other = other;
 	p->ctx = ctx;
-	return ana_session_for_each(p->s, on_record, p);
+	err = ana_session_for_each(p->s, on_record, p);
+	warn_broken_chains(p);
+	return err;
 }
 
 void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx), void *ctx)

@@ -389,6 +389,45 @@ assert n == 18, n
 	fi
 }
 
+# --- item 13: frame-pointer chains through code without frame pointers --------
+
+t_fp_cut() {
+	need_root fp_cut || return 0
+	need_rec fp_cut || return 0
+	need_cmd fp_cut python3 || return 0
+	# CPython is built without frame pointers: its -g chains run on into
+	# whatever its registers held.
+	run_timeout 120 "$REC" -e cpu-clock -F 999 -g -o "$T/py.amber" -- python3 -c '
+import json
+x = 0
+for i in range(200000):
+    x += len(json.dumps({"a": i, "b": [i, i * 2]}))' >/dev/null 2>&1 ||
+		{ fail fp_cut "amber-rec python3 failed"; return; }
+	ana script "$T/py.amber" >"$T/a"
+	cut=$(grep -c '\[broken frame-pointer chain\]' "$T/a")
+	# No chain goes on with unknown frames: the tail is cut, one marker.
+	tails=$(awk 'BEGIN { RS = "" } { n = split($0, l, "\n"); run = 0
+		for (i = n; i > 1 && l[i] ~ /\[unknown\] \(\[unknown\]\)$/; i--) run++
+		if (run > 1) bad++ } END { print bad + 0 }' "$T/a")
+	warned=$(grep -c 'warning: call chains followed frame pointers through code built without them in .*libpython.*: they end at \[broken frame-pointer chain\]; record with --call-graph dwarf for real stacks' "$T/err")
+	if [ "$cut" -gt 0 ] && [ "$tails" = 0 ] && [ "$warned" = 1 ] && [ "$(wc -l <"$T/err")" = 1 ]; then
+		ok fp_cut
+	else
+		fail fp_cut "$cut markers, $tails chains with unknown tails, warned $warned times: $(cat "$T/err")"
+	fi
+	# The export for perf's tools keeps the chains as perf prints them.
+	"$ANA" export --format perf-script "$T/py.amber" 2>/dev/null | grep -q broken &&
+		fail fp_cut_export "perf-script export cut a chain" || ok fp_cut_export
+	# Flame graphs and report see the marker too, and warn once each.
+	ana flame --folded "$T/py.amber" >"$T/a"
+	if grep -q ';\[broken frame-pointer chain\];' "$T/a" || grep -q '^python3;\[broken frame-pointer chain\]' "$T/a"; then
+		[ "$(grep -c 'frame pointers' "$T/err")" = 1 ] && ok fp_cut_flame ||
+			fail fp_cut_flame "warned $(grep -c 'frame pointers' "$T/err") times"
+	else
+		fail fp_cut_flame "no marker in the folded stacks"
+	fi
+}
+
 t_time_absolute
 t_time_forms
 t_default_file
@@ -397,4 +436,5 @@ t_sort_keys
 t_sym_size
 t_report_options
 t_script_options
+t_fp_cut
 finish
