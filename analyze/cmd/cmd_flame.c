@@ -36,7 +36,8 @@ static const char usage[] =
 "      --minwidth PX       leave out frames narrower than PX (default 0.1)\n"
 "      --no-comm           no command name as the outermost frame\n"
 "      --no-inline         no frames for inlined functions\n"
-"  -e, --event NAME        only samples of this event\n"
+"  -e, --event NAME        the samples of this event (default: the first event\n"
+"                          sampled, which the subtitle names)\n"
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"
 "      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n";
@@ -91,13 +92,15 @@ int ana_cmd_flame(int argc, char **argv)
 	struct ana_stk_tree *t = NULL;
 	struct ana_output o = { 0 };
 	FILE *f = NULL;
-	char subtitle[256];
+	char subtitle[1024];
 	int err, rc;
 
 	ana_pipeline_opts_init(&a.sample);
 	rc = ana_cmd_parse(&desc, argc, argv, &a.sample, flame_option, &a, &a.path);
 	if (rc != ANA_CMD_GO_ON)
 		goto out;
+	/* One graph, one event: stacks of different events do not add up. */
+	a.sample.one_event = true;
 	rc = 1;
 	t = ana_stk_tree_new();
 	if (!t) {
@@ -126,6 +129,12 @@ int ana_cmd_flame(int argc, char **argv)
 	}
 	f = o.f;
 	if (a.folded) {
+		/* Folded stacks have no header: a choice made for the user is
+		 * said on stderr. */
+		if (!a.sample.event && st.sampled_events > 1)
+			fprintf(stderr, "amber-analyze: flame: the samples of %s, the first of %u "
+				"events sampled (--event NAME for another)\n", st.event,
+				st.sampled_events);
 		err = ana_stk_tree_write_folded(t, 0, f);
 	} else {
 		struct ana_fsvg_opts so = a.svg;
@@ -135,8 +144,11 @@ int ana_cmd_flame(int argc, char **argv)
 					       "Flame Graph";
 		so.subtitle = subtitle;
 		so.unit = a.period ? "period" : "samples";
-		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples",
-			 a.path, st.added, st.samples);
+		/* Which event, when there was a choice. */
+		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples%s%s%s",
+			 a.path, st.added, st.event_samples, *st.event ? " of " : "", st.event,
+			 !a.sample.event && st.sampled_events > 1 ?
+				 " (the first event sampled: --event for another)" : "");
 		err = ana_fsvg_write(f, t, &so);
 	}
 	err = ana_output_close(&o, err);

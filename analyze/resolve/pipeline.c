@@ -28,6 +28,7 @@ struct ana_pipeline {
 	void (*progress)(void *ctx);
 	void *progress_ctx;
 	struct ana_pipeline_stats st;
+	const struct ana_event *event;   /* the only one handed over, or NULL */
 	uint64_t *ev_period;             /* per event (+1: no event), within --time: */
 	uint64_t *ev_samples;            /* period and samples */
 	bool warned_broken;              /* warn_broken_chains() spoke */
@@ -45,17 +46,34 @@ void ana_pipeline_opts_free(struct ana_pipeline_opts *o)
 	ana_field_filter_free(&o->ff);
 }
 
-/* -ENOENT, with the recording's events in the detail, when -e names none. */
-static int check_event(const struct ana_session *s, const char *event)
+/*
+ * The event -e names into *@found; -ENOENT, with the recording's events
+ * in the detail, when it names none.  Without -e and with @one, the first
+ * sampled event.
+ */
+static int check_event(const struct ana_session *s, const char *event, bool one,
+		       const struct ana_event **found)
 {
 	struct amb_buf b = AMB_BUF_INIT;
 	size_t n = ana_session_event_count(s), i;
 
+	*found = NULL;
+	for (i = 0; !event && one && i < n; i++) {
+		const struct ana_event *e = ana_session_event(s, i);
+
+		if (e->attr.sample_period && e->attr.sample_type && e->nr_ids) {
+			*found = e;
+			return 0;
+		}
+	}
 	if (!event)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ana_session_event(s, i)->name, event))
+	for (i = 0; i < n; i++) {
+		if (!strcmp(ana_session_event(s, i)->name, event)) {
+			*found = ana_session_event(s, i);
 			return 0;
+		}
+	}
 	if (!amb_buf_printf(&b, "no event '%s' in the recording (events:", event)) {
 		for (i = 0; i < n; i++)
 			if (amb_buf_printf(&b, "%s %s", i ? "," : "", ana_session_event(s, i)->name))
@@ -113,7 +131,7 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 			amb_errmsg_set("--time: %s", amb_strerror(err));
 		goto fail;
 	}
-	err = check_event(p->s, o->event);
+	err = check_event(p->s, o->event, o->one_event, &p->event);
 	if (err)
 		goto fail;
 	err = -ENOMEM;
@@ -207,7 +225,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	p->st.samples++;
 	if (!ana_filter_time(&p->filter, s->time))
 		goto filtered;
-	if (p->o->event && (!s->evt || strcmp(s->evt->name, p->o->event)))
+	if (p->event && (!s->evt || (s->evt != p->event && strcmp(s->evt->name, p->event->name))))
 		return 0;
 	p->ev_period[s->evt ? s->evt->index : ana_session_event_count(p->s)] += s->period;
 	p->ev_samples[s->evt ? s->evt->index : ana_session_event_count(p->s)]++;
@@ -294,6 +312,11 @@ uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_t
 				const struct ana_sample *s)
 {
 	return ana_stack_key(p->m, p->u, t, s);
+}
+
+const struct ana_event *ana_pipeline_event(const struct ana_pipeline *p)
+{
+	return p->event;
 }
 
 struct ana_session *ana_pipeline_session(const struct ana_pipeline *p)

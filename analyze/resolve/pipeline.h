@@ -41,6 +41,8 @@ struct ana_pipeline_opts {
 	struct ana_field_filter ff;     /* --field-filter */
 	struct ana_dso_opts dso;        /* --symfs, --no-debuginfod */
 	const char *event;              /* -e: only this event's samples; NULL: all */
+	bool one_event;                 /* no -e: the first sampling event only
+					 * (ana_pipeline_event() says which) */
 	bool tracepoints;               /* the command formats tracepoint payloads */
 	bool host_files_only;           /* never use the recording's embedded ELF
 					 * files (archive looks for what to add) */
@@ -119,6 +121,14 @@ unsigned ana_pipeline_walk(struct ana_pipeline *p, struct ana_thread *t,
  * cpumodes) mean equal walks; 0 means the sample is unwound. */
 uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_thread *t,
 				const struct ana_sample *s);
+
+/*
+ * The event whose samples the pipeline hands over: -e's, or with
+ * @o->one_event the recording's first event sampled (with a period or a
+ * frequency, in the order recorded); NULL when every event's are, or the
+ * recording has no sampled event.
+ */
+const struct ana_event *ana_pipeline_event(const struct ana_pipeline *p);
 
 /* The parts, owned by the pipeline. */
 struct ana_session *ana_pipeline_session(const struct ana_pipeline *p);

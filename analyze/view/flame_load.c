@@ -5,6 +5,8 @@
  * grows with the recording, by the number of distinct paths.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,29 @@ static int push_frame(struct loader *l, const char *name, enum ana_stk_kind kind
 	return 0;
 }
 
+/* The name of @loc's frame: its function, or for what has none in a
+ * known object "object+0xoffset" (the object is what tells such frames
+ * apart; report shows it in its own column). */
+static const char *frame_name(const struct ana_loc *loc, char *buf, size_t len)
+{
+	const char *name = ana_loc_sym_name(loc, buf, len);
+	uint64_t off;
+
+	if (loc->kernel || !loc->dso || !loc->map)
+		return name;
+	switch (loc->kind) {
+	case ANA_LOC_NO_SYM:
+	case ANA_LOC_NO_FILE:
+	case ANA_LOC_STALE:
+		off = ana_map_file_offset(loc->map, loc->addr);
+		snprintf(buf, len, "%s%s+0x%" PRIx64, loc->kind == ANA_LOC_STALE ?
+			 "[stale build-id] " : "", ana_loc_dso_name(loc), off);
+		return buf;
+	default:
+		return name;
+	}
+}
+
 static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 {
 	struct loader *l = ctx;
@@ -72,7 +97,10 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 			if (push_frame(l, loc->sym->inl[i].name, ANA_STK_INLINE))
 				return 1;
 	}
-	return push_frame(l, ana_loc_sym_name(loc, buf, sizeof(buf)), loc_kind(loc));
+	/* [DSO, symbol] rows name the object already. */
+	return push_frame(l, l->o->key == ANA_FLAME_KEY_DSO_SYM ? ana_loc_sym_name(loc, buf, sizeof(buf))
+								: frame_name(loc, buf, sizeof(buf)),
+			  loc_kind(loc));
 }
 
 static void reverse_frames(struct ana_stk_frame *f, unsigned n)
@@ -135,9 +163,19 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	if (!err)
 		err = ana_pipeline_run(l.p, add_sample, NULL, &l);
 	if (l.p) {
+		const struct ana_session *s = ana_pipeline_session(l.p);
+		const struct ana_event *e = ana_pipeline_event(l.p);
+
 		ana_pipeline_get_stats(l.p, &ps);
 		l.st.samples = ps.samples;
 		l.st.filtered += ps.filtered;
+		snprintf(l.st.event, sizeof(l.st.event), "%s", e ? e->name : "");
+		l.st.event_samples = ps.samples;
+		if (e)
+			ana_pipeline_event_period(l.p, e, &l.st.event_samples);
+		for (size_t i = 0; i < ana_session_event_count(s); i++)
+			l.st.sampled_events += ana_session_event(s, i)->attr.sample_period &&
+					       ana_session_event(s, i)->nr_ids;
 	}
 	if (st)
 		*st = l.st;

@@ -36,9 +36,16 @@ struct ana_flame_load_stats {
 	uint64_t added;     /* of those, added to the tree */
 	uint64_t filtered;  /* left out by the filters */
 	uint64_t weight;    /* weight added */
+	char event[256];    /* the event whose samples were added, "" for all */
+	uint64_t event_samples; /* its samples within --time (all: @samples) */
+	unsigned sampled_events; /* events of the recording that were sampled */
 };
 
 /*
+ * A frame is named by its function; what has no symbol by its object and
+ * file offset ("libfoo.so+0xfce63"), so that such frames of different
+ * objects stay apart.
+ *
  * Add the samples of the recording @path to @slot of @t.  @st (may be
  * NULL) receives counts.  @o->sample's relative and percentage --time
  * ranges are resolved against @path's own span.  Returns 0 or an error of ana_pipeline_open()

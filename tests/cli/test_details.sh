@@ -428,6 +428,81 @@ for i in range(200000):
 	fi
 }
 
+# --- items 3, 4, 9: flame and diff, one event; significance; object+offset ----
+
+# folded_sum FILE: the samples folded stacks add up to.
+folded_sum() {
+	awk '{ n += $NF } END { print n + 0 }' "$1"
+}
+
+t_flame_diff() {
+	# tp.amber: sched:sched_switch (18 samples), then cpu-clock and task-clock.
+	ana flame --symfs "$T/symfs" --folded "$R/tp.amber" >"$T/a"
+	if [ "$(folded_sum "$T/a")" = 18 ] &&
+	   grep -q '^amber-analyze: flame: the samples of sched:sched_switch, the first of 3 events sampled (--event NAME for another)$' "$T/err"; then
+		ok flame_one_event
+	else
+		fail flame_one_event "$(folded_sum "$T/a") samples: $(cat "$T/err")"
+	fi
+	ana flame --symfs "$T/symfs" --folded -e cpu-clock "$R/tp.amber" >"$T/a"
+	ana report --symfs "$T/symfs" -e cpu-clock "$R/tp.amber" >"$T/b"
+	[ "$(folded_sum "$T/a")" = "$(samples_in "$T/b")" ] && ! grep -q 'first of' "$T/err" &&
+		ok flame_event || fail flame_event "$(folded_sum "$T/a") samples of cpu-clock, report says $(samples_in "$T/b")"
+	ana flame --symfs "$T/symfs" "$R/tp.amber" >"$T/a"
+	grep -q "<text id=\"subtitle\"[^>]*>$R/tp.amber: 18 of 18 samples of sched:sched_switch (the first event sampled: --event for another)</text>" "$T/a" &&
+		ok flame_event_subtitle || fail flame_event_subtitle "$(grep subtitle "$T/a")"
+	# A frame without a symbol keeps its object.
+	ana flame --symfs "$T/symfs" --folded "$R/fp.amber" >"$T/a"
+	grep -q '^worker-0;libc.so.6+0x26290 1$' "$T/a" && ! grep -q ';0x[0-9a-f]* ' "$T/a" &&
+		ok flame_object_offset || fail flame_object_offset "$(grep 0x "$T/a")"
+	# diff refuses unlike events, unless asked.
+	ana diff --symfs "$T/symfs" "$R/fp.amber" "$R/tp.amber" >"$T/a"
+	rc=$?
+	if [ $rc = 2 ] && grep -q "error: diff: $R/fp.amber samples cpu-clock, $R/tp.amber samples sched:sched_switch: unlike events do not compare (--event cpu-clock=sched:sched_switch compares them anyway, --event NAME picks one in both)" "$T/err"; then
+		ok diff_unlike_events
+	else
+		fail diff_unlike_events "exit $rc: $(cat "$T/err")"
+	fi
+	ana diff --symfs "$T/symfs" --event cpu-clock "$R/fp.amber" "$R/tp.amber" >"$T/a"
+	rc1=$?
+	ana diff --symfs "$T/symfs" --event cpu-clock=task-clock "$R/fp.amber" "$R/tp.amber" >"$T/b"
+	rc2=$?
+	ana diff --symfs "$T/symfs" --force "$R/fp.amber" "$R/tp.amber" >"$T/c"
+	rc3=$?
+	if [ $rc1$rc2$rc3 = 000 ] && grep -q "^# new:  $R/tp.amber (686 samples of cpu-clock)$" "$T/a" &&
+	   grep -q "^# new:  $R/tp.amber ([0-9]* samples of task-clock)$" "$T/b" &&
+	   grep -q "^# new:  $R/tp.amber (18 samples of sched:sched_switch, the first event sampled: --event for another)$" "$T/c"; then
+		ok diff_event
+	else
+		fail diff_event "exits $rc1 $rc2 $rc3: $(head -2 "$T/a" "$T/b" "$T/c")"
+	fi
+	# The differential flame graph colours what changed significantly and
+	# only that; the rest is grey with an outline; a legend says so.
+	ana diff --symfs "$T/symfs" --flame "$R/fp.amber" "$R/fp2.amber" >"$T/a"
+	need_cmd diff_flame_significance python3 || return 0
+	if python3 -c '
+import re, sys
+svg = open(sys.argv[1]).read()
+frames = re.findall(r"<title>(.*?)</title><rect [^>]*fill=\"([^\"]*)\"([^>]*)>", svg, re.S)
+grey = coloured = 0
+for title, fill, rest in frames:
+    if title.startswith("all\n"):
+        continue
+    if "not significant" in title:
+        assert fill == "rgb(224,224,218)" and "stroke=" in rest, (title, fill)
+        grey += 1
+    else:
+        assert "(Holm)" in title and fill != "rgb(224,224,218)", (title, fill)
+        coloured += 1
+assert grey and coloured, (grey, coloured)
+assert ">no significant change</text>" in svg and "Holm-adjusted p below 0.05 over" in svg
+' "$T/a"; then
+		ok diff_flame_significance
+	else
+		fail diff_flame_significance "frames coloured against their significance"
+	fi
+}
+
 t_time_absolute
 t_time_forms
 t_default_file
@@ -437,4 +512,5 @@ t_sym_size
 t_report_options
 t_script_options
 t_fp_cut
+t_flame_diff
 finish

@@ -181,8 +181,8 @@ t_flame() {
 	# Widths: the root's weight is NEW's sample count, or BASE's with
 	# --negate; hot_a grew (red), hot_b's share shrank (blue).
 	root() { sed -n 's/.*data-s="0" data-w="\([0-9]*\)" data-d="0".*/\1/p' "$1"; }
-	nb=$(sed -n 's/^# base: .* (\([0-9]*\) samples)$/\1/p' "$T/abs.txt")
-	nn=$(sed -n 's/^# new:  .* (\([0-9]*\) samples)$/\1/p' "$T/abs.txt")
+	nb=$(sed -n 's/^# base: .* (\([0-9]*\) samples[^)]*)$/\1/p' "$T/abs.txt")
+	nn=$(sed -n 's/^# new:  .* (\([0-9]*\) samples[^)]*)$/\1/p' "$T/abs.txt")
 	# fill SVG NAME: the colour of frame NAME (its <title> ends the first
 	# line of the frame; the <rect> follows on the next).
 	fill() {
