@@ -136,9 +136,16 @@ int ana_cmd_buildids(int argc, char **argv)
 	if (ana_cmd_open("buildids", path, &a.o, &p))
 		goto out;
 	err = ana_dso_hits_collect(p, &h);
-	if (!err)
+	if (!err) {
+		/* The table's WHERE says which files are missing or stale: the
+		 * lookup's warnings would say it again, and of DSOs without a
+		 * sample too. */
+		amb_warn_fn warn = amb_set_warn(NULL, NULL);
+
 		err = print_table(ana_pipeline_session(p), ana_pipeline_dsos(p),
 				  ana_pipeline_embed(p), &h, a.only_hit);
+		amb_set_warn(warn, NULL);
+	}
 	if (err)
 		ana_cmd_fail("buildids", path, err);
 	else

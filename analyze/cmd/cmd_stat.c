@@ -211,9 +211,11 @@ int ana_cmd_stat(int argc, char **argv)
 	rc = ana_cmd_parse(&desc, argc, argv, NULL, stat_option, &a, &path);
 	if (rc != ANA_CMD_GO_ON)
 		return rc;
+	amb_errmsg_clear();
 	err = ana_session_open(path, &s);
 	if (err) {
-		ana_cmd_error("stat", "%s: %s", path, amb_strerror(err));
+		/* The reader's detail (a perf.data, a FIFO ...) when it left one. */
+		ana_cmd_fail("stat", path, err);
 		return 2;
 	}
 	rc = 1;

@@ -85,6 +85,12 @@ int ana_cmd_verify(int argc, char **argv)
 	amb_text_escape(o.shown, sizeof(o.shown), o.path);
 	memset(&st, 0, sizeof(st));
 	amb_errmsg_clear();
+	/* A perf.data is no damaged recording: say what it is, as every
+	 * command does, and nothing about salvaging it. */
+	if (ana_perfdata_hint(o.path)) {
+		ana_cmd_error("verify", "%s", amb_errmsg());
+		return 2;
+	}
 	/* The reader's problems come as problems: not as warnings too. */
 	old = amb_set_warn(NULL, NULL);
 	n = amb_verify(o.path, print_problem, &o, &st);
@@ -93,8 +99,6 @@ int ana_cmd_verify(int argc, char **argv)
 		ana_cmd_fail("verify", o.path, n);
 		return 2;
 	}
-	if (n > 0 && !st.blocks_ok && ana_perfdata_hint(o.path))
-		ana_cmd_error("verify", "%s", amb_errmsg());
 	if (o.header_err == -AMB_E_VERSION) {
 		/* Another major's blocks may follow other rules (FORMAT.md §8). */
 		if (!a.quiet)

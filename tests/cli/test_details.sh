@@ -503,6 +503,45 @@ assert ">no significant change</text>" in svg and "Holm-adjusted p below 0.05 ov
 	fi
 }
 
+# --- items 6 and 8: a perf.data is named; one warning per problem -------------
+
+t_perfdata_warnings() {
+	pd=$ROOT/testdata/fuzz/fuzz_perfdata/fp.data
+	for c in info verify dump report script flame buildids export stat diff archive; do
+		case $c in
+		diff) set -- diff "$pd" "$pd" ;;
+		archive) set -- archive "$pd" -o "$T/pd.amber" ;;
+		export) set -- export --format pprof -o "$T/pd.pb.gz" "$pd" ;;
+		*) set -- $c "$pd" ;;
+		esac
+		"$ANA" "$@" >"$T/a" 2>"$T/err"
+		rc=$?
+		if [ $rc = 0 ] || [ "$(wc -l <"$T/err")" != 1 ] || [ -s "$T/a" ] ||
+		   ! grep -q "error: $c: $pd is a perf.data file (written by perf record), not an .amber recording: convert it with 'amber-analyze import $pd -o FILE.amber'" "$T/err"; then
+			fail perfdata_named "$c: exit $rc: $(cat "$T/a" "$T/err" | head -3)"
+			return
+		fi
+	done
+	ok perfdata_named
+	# A recording cut short: each problem once, with the file's name.
+	head -c 100000 "$R/fp.amber" >"$T/cut.amber"
+	ana report --symfs "$T/symfs" "$T/cut.amber" >/dev/null
+	if [ "$(grep -c 'has no trailer' "$T/err")" = 1 ] && [ "$(grep -c 'torn:' "$T/err")" = 1 ] &&
+	   grep -q "warning: $T/cut.amber: file of 100000 bytes has no trailer" "$T/err" &&
+	   grep -q "warning: $T/cut.amber: block [0-9]* at offset [0-9]*: torn:" "$T/err"; then
+		ok warnings_once
+	else
+		fail warnings_once "$(cat "$T/err")"
+	fi
+	# buildids' table says which files are missing: no warning says it again.
+	ana buildids --symfs "$T/symfs" "$R/fp.amber" >"$T/a"
+	if [ ! -s "$T/err" ] && grep -q ' missing  *.*/ld-linux-x86-64.so.2$' "$T/a"; then
+		ok buildids_no_warnings
+	else
+		fail buildids_no_warnings "$(cat "$T/err")"
+	fi
+}
+
 t_time_absolute
 t_time_forms
 t_default_file
@@ -513,4 +552,5 @@ t_report_options
 t_script_options
 t_fp_cut
 t_flame_diff
+t_perfdata_warnings
 finish
