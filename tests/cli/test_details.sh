@@ -542,6 +542,26 @@ t_perfdata_warnings() {
 	fi
 }
 
+# --- item 14: info shows the stored topology and counts -----------------------
+
+t_info_topology() {
+	ana info "$R/fp.amber" >"$T/a"
+	if grep -q '^topology:$' "$T/a" &&
+	   grep -q '^  cpus: 2 online in 1 package, 1 die, 2 cores (1 thread per core)$' "$T/a" &&
+	   grep -q '^  numa: node 0: cpus 0-1, [0-9.]* GiB$' "$T/a" &&
+	   grep -q '^  caches of cpu 0: L1d [0-9]*K, L1i [0-9]*K, L2 [0-9]*K' "$T/a" &&
+	   grep -q '^counts: ' "$T/a" && grep -q '^  cpu-clock  .* msec  (100.00% running)$' "$T/a"; then
+		ok info_topology
+	else
+		fail info_topology "$(sed -n '/^topology/,/^blocks/p' "$T/a")"
+	fi
+	[ -s "$T/nog.amber" ] || return 0
+	ana info "$T/nog.amber" >"$T/a"
+	n=$(getconf _NPROCESSORS_ONLN)
+	grep -q "^  cpus: $n online in " "$T/a" && ok info_topology_host ||
+		fail info_topology_host "$(grep cpus: "$T/a"), $n online here"
+}
+
 t_time_absolute
 t_time_forms
 t_default_file
@@ -553,4 +573,5 @@ t_script_options
 t_fp_cut
 t_flame_diff
 t_perfdata_warnings
+t_info_topology
 finish
