@@ -562,6 +562,38 @@ t_info_topology() {
 		fail info_topology_host "$(grep cpus: "$T/a"), $n online here"
 }
 
+# --- FORMAT.md: info and verify report alike -----------------------------------
+
+t_info_verify_agree() {
+	cp "$R/fp.amber" "$T/app.amber"
+	printf 'appended by someone' >>"$T/app.amber"
+	"$ANA" info "$T/app.amber" >"$T/i" 2>&1
+	"$ANA" verify "$T/app.amber" >"$T/v" 2>&1
+	msg="offset 143269: 19 bytes after the trailer of the closed recording: not part of it, left out"
+	if grep -q '^closed:     yes' "$T/i" && grep -q '^problems:   1$' "$T/i" &&
+	   grep -qF "  warning: $msg" "$T/i" && grep -qF "$T/app.amber: $msg" "$T/v" &&
+	   grep -q '1 problem; closed (trailer and index valid)' "$T/v"; then
+		ok info_verify_appended
+	else
+		fail info_verify_appended "$(grep -A3 '^problems' "$T/i") / $(cat "$T/v")"
+	fi
+	# A damaged block header the index lists: the same two problems.
+	cp "$R/fp.amber" "$T/dmg.amber"
+	printf '\377' | dd of="$T/dmg.amber" bs=1 seek=1310 conv=notrunc 2>/dev/null
+	"$ANA" info "$T/dmg.amber" >"$T/i" 2>&1
+	"$ANA" verify "$T/dmg.amber" >"$T/v" 2>&1
+	ni=$(sed -n 's/^problems: *//p' "$T/i")
+	nv=$(sed -n 's/.* \([0-9]*\) problems\{0,1\};.*/\1/p' "$T/v")
+	if [ "$ni" = 2 ] && [ "$nv" = 2 ] && grep -q 'index entry 3: no such block at offset 1270' "$T/i" &&
+	   grep -q 'index entry 3: no such block at offset 1270' "$T/v" &&
+	   grep -q 'block 3 at offset 1270: header checksum mismatch' "$T/i" &&
+	   grep -q 'block 3 at offset 1270: header checksum mismatch' "$T/v"; then
+		ok info_verify_damaged_header
+	else
+		fail info_verify_damaged_header "info $ni, verify $nv problems: $(cat "$T/v")"
+	fi
+}
+
 t_time_absolute
 t_time_forms
 t_default_file
@@ -574,4 +606,5 @@ t_fp_cut
 t_flame_diff
 t_perfdata_warnings
 t_info_topology
+t_info_verify_agree
 finish
