@@ -131,10 +131,12 @@ int ana_cmd_flame(int argc, char **argv)
 	if (a.folded) {
 		/* Folded stacks have no header: a choice made for the user is
 		 * said on stderr. */
-		if (!a.sample.event && st.sampled_events > 1)
-			fprintf(stderr, "amber-analyze: flame: the samples of %s, the first of %u "
-				"events sampled (--event NAME for another)\n", st.event,
-				st.sampled_events);
+		if (!a.sample.event && st.sampled_events > 1) {
+			fputs("amber-analyze: flame: the samples of ", stderr);
+			amb_fput_text(stderr, st.event);
+			fprintf(stderr, ", the first of %u events sampled (--event NAME for "
+				"another)\n", st.sampled_events);
+		}
 		err = ana_stk_tree_write_folded(t, 0, f);
 	} else {
 		struct ana_fsvg_opts so = a.svg;

@@ -61,7 +61,7 @@ static int print_topology(const struct ana_session *s)
 {
 	struct amb_buf b = AMB_BUF_INIT;
 	int n = ana_describe_topology(s, &b);
-	const char *p = (const char *)b.data, *end = p + b.len;
+	const char *p = (const char *)b.data, *end = p ? p + b.len : p;
 
 	if (n > 0)
 		printf("\ntopology:\n");

@@ -199,7 +199,7 @@ static void header_meta(struct report *r, struct ana_out *o, const char *label, 
 /* "# LINE" for each line of @b. */
 static void header_lines(struct ana_out *o, const struct amb_buf *b)
 {
-	const char *p = (const char *)b->data, *end = p + b->len;
+	const char *p = (const char *)b->data, *end = p ? p + b->len : p;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

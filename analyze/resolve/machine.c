@@ -679,6 +679,25 @@ const char *ana_loc_sym_name(const struct ana_loc *loc, char *buf, size_t len)
 	}
 }
 
+const char *ana_loc_frame_name(const struct ana_loc *loc, char *buf, size_t len)
+{
+	const char *name = ana_loc_sym_name(loc, buf, len);
+
+	if (loc->kernel || !loc->dso || !loc->map)
+		return name;
+	switch (loc->kind) {
+	case ANA_LOC_NO_SYM:
+	case ANA_LOC_NO_FILE:
+	case ANA_LOC_STALE:
+		snprintf(buf, len, "%s%s+0x%" PRIx64, loc->kind == ANA_LOC_STALE ?
+			 "[stale build-id] " : "", ana_loc_dso_name(loc),
+			 ana_map_file_offset(loc->map, loc->addr));
+		return buf;
+	default:
+		return name;
+	}
+}
+
 const char *ana_loc_srcline(const struct ana_loc *loc, char *buf, size_t len)
 {
 	char name[128];

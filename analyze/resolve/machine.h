@@ -166,6 +166,15 @@ const char *ana_loc_sym_name(const struct ana_loc *loc, char *buf, size_t len);
  */
 uint64_t ana_machine_space_gen(const struct ana_machine *m, const struct ana_thread *t);
 
+/*
+ * The name of @loc as a frame of a stack where no column names its object
+ * (flame graphs, folded stacks, the export formats): ana_loc_sym_name(),
+ * but for what has no symbol in a known object "object+0xoffset"
+ * ("libfoo.so+0xfce63"), so that such frames of different objects stay
+ * apart.  Made-up names are formatted into @buf.
+ */
+const char *ana_loc_frame_name(const struct ana_loc *loc, char *buf, size_t len);
+
 /* The file offset @addr corresponds to inside @map's DSO. */
 static inline uint64_t ana_map_file_offset(const struct ana_map *map, uint64_t addr)
 {

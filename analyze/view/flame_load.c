@@ -5,7 +5,6 @@
  * grows with the recording, by the number of distinct paths.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,29 +56,6 @@ static int push_frame(struct loader *l, const char *name, enum ana_stk_kind kind
 	return 0;
 }
 
-/* The name of @loc's frame: its function, or for what has none in a
- * known object "object+0xoffset" (the object is what tells such frames
- * apart; report shows it in its own column). */
-static const char *frame_name(const struct ana_loc *loc, char *buf, size_t len)
-{
-	const char *name = ana_loc_sym_name(loc, buf, len);
-	uint64_t off;
-
-	if (loc->kernel || !loc->dso || !loc->map)
-		return name;
-	switch (loc->kind) {
-	case ANA_LOC_NO_SYM:
-	case ANA_LOC_NO_FILE:
-	case ANA_LOC_STALE:
-		off = ana_map_file_offset(loc->map, loc->addr);
-		snprintf(buf, len, "%s%s+0x%" PRIx64, loc->kind == ANA_LOC_STALE ?
-			 "[stale build-id] " : "", ana_loc_dso_name(loc), off);
-		return buf;
-	default:
-		return name;
-	}
-}
-
 static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 {
 	struct loader *l = ctx;
@@ -99,7 +75,7 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	}
 	/* [DSO, symbol] rows name the object already. */
 	return push_frame(l, l->o->key == ANA_FLAME_KEY_DSO_SYM ? ana_loc_sym_name(loc, buf, sizeof(buf))
-								: frame_name(loc, buf, sizeof(buf)),
+								: ana_loc_frame_name(loc, buf, sizeof(buf)),
 			  loc_kind(loc));
 }
 

@@ -43,8 +43,8 @@ struct ana_flame_load_stats {
 
 /*
  * A frame is named by its function; what has no symbol by its object and
- * file offset ("libfoo.so+0xfce63"), so that such frames of different
- * objects stay apart.
+ * file offset ("libfoo.so+0xfce63", ana_loc_frame_name()), so that such
+ * frames of different objects stay apart.
  *
  * Add the samples of the recording @path to @slot of @t.  @st (may be
  * NULL) receives counts.  @o->sample's relative and percentage --time

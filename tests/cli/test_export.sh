@@ -52,8 +52,8 @@ test_pprof() {
 		/^-+\+/ { if (s != "") print c ";" s; s = ""; c = ""; next }
 		$1 == "comm:" { c = $2; next }
 		$1 ~ /:$/ { next }
-		NF >= 2 && $1 ~ /[0-9](ns|us|ms|s)$/ { s = $2; next }
-		NF == 1 && s != "" { s = $1 ";" s }
+		NF >= 2 && $1 ~ /[0-9](ns|us|ms|s)$/ { s = $0; sub(/^ *[^ ]+ +/, "", s); next }
+		NF >= 1 && s != "" { f = $0; sub(/^ +/, "", f); s = f ";" s }
 		END { if (s != "") print c ";" s }' | sort -u >"$T/pprof.stacks"
 	"$ANA" flame --folded --no-inline "$T/fp.amber" 2>/dev/null | sed 's/ [0-9]*$//' | sort -u >"$T/flame.stacks"
 	if [ -s "$T/flame.stacks" ] && cmp -s "$T/pprof.stacks" "$T/flame.stacks"; then
