@@ -496,7 +496,7 @@ static int process_other(void *ctx, const struct ana_record *rec)
 {
 	struct script *sc = ctx;
 	struct ana_out *o = &sc->out;
-	const struct ana_filter *f = &sc->opts.filter;
+	const struct ana_filter *f = ana_pipeline_filter(sc->p);
 	struct ana_sample as = { .pid = rec->pid, .tid = rec->tid, .cpu = rec->cpu };
 	struct ana_thread *t;
 	const char *comm;

@@ -314,6 +314,11 @@ uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_t
 	return ana_stack_key(p->m, p->u, t, s);
 }
 
+const struct ana_filter *ana_pipeline_filter(const struct ana_pipeline *p)
+{
+	return &p->filter;
+}
+
 const struct ana_event *ana_pipeline_event(const struct ana_pipeline *p)
 {
 	return p->event;

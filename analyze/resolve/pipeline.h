@@ -130,6 +130,11 @@ uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_t
  */
 const struct ana_event *ana_pipeline_event(const struct ana_pipeline *p);
 
+/* The filters as this recording resolved them (--time in its perf clock),
+ * for a command that filters records the pipeline does not (script's task
+ * and mmap records). */
+const struct ana_filter *ana_pipeline_filter(const struct ana_pipeline *p);
+
 /* The parts, owned by the pipeline. */
 struct ana_session *ana_pipeline_session(const struct ana_pipeline *p);
 struct ana_machine *ana_pipeline_machine(const struct ana_pipeline *p);

@@ -359,6 +359,14 @@ t_script_options() {
 	grep -q 'PERF_RECORD_FORK([0-9]*:[0-9]*):([0-9]*:[0-9]*)$' "$T/a" &&
 	grep -q 'PERF_RECORD_MMAP2 [0-9]*/[0-9]*: \[0x[0-9a-f]*(0x[0-9a-f]*) @ 0x[0-9a-f]* <[0-9a-f]*>\]: r-xp .*/libc.so.6$' "$T/a" &&
 		ok script_task_events_format || fail script_task_events_format "$(grep PERF_RECORD "$T/a" | head -3)"
+	# They pass --time as the samples do.
+	ana script --symfs "$T/symfs" --show-task-events -G --time 206.664,206.665 "$R/fp.amber" >"$T/a"
+	if grep -q 'PERF_RECORD_COMM exec: workload' "$T/a" && ! grep -q 'PERF_RECORD_EXIT' "$T/a" &&
+	   [ "$(grep -c PERF_RECORD "$T/a")" = 4 ]; then
+		ok script_task_events_time
+	else
+		fail script_task_events_time "$(grep PERF_RECORD "$T/a")"
+	fi
 	# callindent: the leaf, four columns further in per caller.
 	ana script --symfs "$T/symfs" -G -F tid,callindent "$R/fp.amber" >"$T/a"
 	ana script --symfs "$T/symfs" --no-inline -F tid,sym "$R/fp.amber" >"$T/b"
