@@ -65,7 +65,7 @@ static long long topo_num(const struct ana_session *s, const char *prefix, int n
 }
 
 /* Number of distinct values among @v[0..n). */
-static size_t distinct(long long *v, size_t n)
+static size_t distinct(const uint64_t *v, size_t n)
 {
 	size_t d = 0;
 
@@ -81,13 +81,14 @@ static size_t distinct(long long *v, size_t n)
 
 static int describe_cpus(const struct ana_session *s, struct amb_buf *out)
 {
-	long long *pkg = malloc(TOPO_CPUS * 3 * sizeof(*pkg)), *die = pkg + TOPO_CPUS,
-		  *core = die + TOPO_CPUS;
+	uint64_t *pkg = malloc(TOPO_CPUS * 3 * sizeof(*pkg)), *die, *core;
 	size_t n = 0, offline = 0, packages, dies, cores;
 	int err = 0;
 
 	if (!pkg)
 		return -ENOMEM;
+	die = pkg + TOPO_CPUS;
+	core = die + TOPO_CPUS;
 	for (int cpu = 0; cpu < TOPO_CPUS; cpu++) {
 		long long p = topo_num(s, "cpu", cpu, "package");
 
@@ -97,10 +98,13 @@ static int describe_cpus(const struct ana_session *s, struct amb_buf *out)
 			offline++;
 			continue;
 		}
-		/* Identities that stay distinct across packages and dies. */
-		pkg[n] = p;
-		die[n] = p << 20 | (AMB_MAX(topo_num(s, "cpu", cpu, "die"), 0) & 0xfffff);
-		core[n] = die[n] << 24 | (AMB_MAX(topo_num(s, "cpu", cpu, "core"), 0) & 0xffffff);
+		/* Identities that stay distinct across packages and dies (the
+		 * numbers come from the file: unsigned, masked). */
+		pkg[n] = (uint64_t)p;
+		die[n] = ((uint64_t)p & 0xfffff) << 20 |
+			 ((uint64_t)AMB_MAX(topo_num(s, "cpu", cpu, "die"), 0) & 0xfffff);
+		core[n] = die[n] << 24 |
+			  ((uint64_t)AMB_MAX(topo_num(s, "cpu", cpu, "core"), 0) & 0xffffff);
 		n++;
 	}
 	if (!n && !offline)
