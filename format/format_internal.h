@@ -114,9 +114,9 @@ bool amb_opts_valid(const void *opts, size_t known, const char *type);
 #define AMB_OPTS_VALID(opts, type) amb_opts_valid((opts), AMB_OPTS_KNOWN(type), "struct " #type)
 
 /* The options structs of <amber/format.h>. */
-#define amb_writer_opts__last_field created_ns
+#define amb_writer_opts__last_field ring_codec
 AMB_OPTS_LAST_CHECK(amb_writer_opts);
-#define amb_copy_opts__last_field ctx
+#define amb_copy_opts__last_field ring_join
 AMB_OPTS_LAST_CHECK(amb_copy_opts);
 
 /* Whether the caller's struct @opts (not NULL) holds @field. */
@@ -199,5 +199,67 @@ const uint8_t *amb_payload_stored(const struct amb_payload *p, size_t *len);
 
 /* Offset just past the last readable block (file header end if none). */
 uint64_t amb_reader_data_end(const struct amb_reader *r);
+
+/* ---- codec_sample.c: codec 2, perf samples in columns (FORMAT.md §4.1) ---- */
+
+#define AMB_SAMPLE_HDR_SIZE 64u      /* payload header written by version 1 */
+#define AMB_SAMPLE_COLUMNS  16u      /* columns of version 1 */
+#define AMB_SAMPLE_STREAMS  (2 * AMB_SAMPLE_COLUMNS)  /* two streams a column */
+/* Cap on the decoded streams of a block of @raw bytes, all together. */
+#define AMB_SAMPLE_STREAMS_MAX(raw) (2 * (uint64_t)(raw) + 65536)
+#define AMB_SAMPLE_BRANCH_HW_INDEX 1u /* layout flag: branch stacks carry hw_idx */
+
+/* What the codec needs to find the fields of a sample (FORMAT.md §4.1). */
+struct amb_sample_layout {
+	uint64_t sample_type;        /* perf_event_attr.sample_type */
+	uint64_t read_format;        /* with PERF_SAMPLE_READ, else 0 */
+	uint64_t regs_user;          /* sample_regs_user, with PERF_SAMPLE_REGS_USER */
+	uint64_t regs_intr;          /* sample_regs_intr, with PERF_SAMPLE_REGS_INTR */
+	uint8_t byte_order;          /* enum amb_endian of the records */
+	uint8_t flags;               /* AMB_SAMPLE_BRANCH_HW_INDEX */
+};
+
+/*
+ * Fill @l from the perf_event_attr of @size bytes at @attr, in byte order
+ * @endian (enum amb_endian).  Returns 0, -EINVAL for a bad @endian, or
+ * -ENOTSUP when sample_type or read_format has bits the codec does not
+ * know (then it cannot be used).
+ */
+int amb_sample_layout_from_attr(struct amb_sample_layout *l, const uint8_t *attr, uint32_t size,
+				uint8_t endian);
+
+/* Encoder and decoder state, reused from block to block by one thread. */
+struct amb_sample_codec;
+struct amb_sample_codec *amb_sample_codec_new(void);
+void amb_sample_codec_free(struct amb_sample_codec *c);
+
+/*
+ * Encode the @len bytes of whole perf records at @data (a RING payload) as
+ * a codec 2 payload with layout @l, columns compressed with zstd at @level
+ * (0: stored), into @out, replacing its content.  Returns 0; -EINVAL when
+ * @data does not hold whole records; -E2BIG when the columns would exceed
+ * their cap; -ENOMEM.
+ */
+int amb_sample_encode(struct amb_sample_codec *c, const struct amb_sample_layout *l, int level,
+		      const void *data, size_t len, struct amb_buf *out);
+
+/*
+ * Decode the codec 2 payload of @stored_len bytes at @stored into @out,
+ * which holds exactly @raw_size bytes.  Returns 0, -ENOMEM,
+ * -AMB_E_DECOMPRESS when the payload breaks a rule of FORMAT.md §4.1 or
+ * does not decode to @raw_size bytes, or -AMB_E_PAYLOAD_CHECKSUM when what
+ * it decodes to does not have its checksum; @why (may be NULL) then says
+ * what.
+ */
+int amb_sample_decode(struct amb_sample_codec *c, const void *stored, size_t stored_len,
+		      void *out, size_t raw_size, char *why, size_t why_len);
+
+/* What the last amb_sample_encode() made (benchmarks and tests). */
+struct amb_sample_stats {
+	uint64_t records, samples, verbatim;
+	uint64_t chains_new, nodes;
+	size_t stream_raw[AMB_SAMPLE_STREAMS], stream_stored[AMB_SAMPLE_STREAMS];
+};
+void amb_sample_codec_stats(const struct amb_sample_codec *c, struct amb_sample_stats *st);
 
 #endif /* AMB_FORMAT_INTERNAL_H */

@@ -44,6 +44,7 @@ struct amb_payload {
 	const uint8_t *stored; /* stored payload of the last good load */
 	size_t stored_len;
 	ZSTD_DCtx *dctx;
+	struct amb_sample_codec *sc;   /* codec 2, made on first use */
 	char errmsg[240];
 };
 
@@ -459,6 +460,17 @@ static int payload_precheck(const struct amb_block_info *bi, size_t i, struct am
 			 i, off, (unsigned long long)bi->raw_size,
 			 fcs == ZSTD_CONTENTSIZE_ERROR ? -1ll : (long long)fcs);
 		return -AMB_E_DECOMPRESS;
+	case AMB_CODEC_SAMPLE:
+		/* FORMAT.md §4.1: records of 8 bytes to 64 KiB, so raw_size is
+		 * bounded by the record count before raw_size bytes are allocated. */
+		if (p->stored_len >= AMB_SAMPLE_HDR_SIZE &&
+		    bi->raw_size >= 8ull * amb_get_le32(p->stored + 48) &&
+		    bi->raw_size <= 65535ull * amb_get_le32(p->stored + 48))
+			return 0;
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: sample payload of %zu bytes cannot decode to raw_size %llu",
+			 i, off, p->stored_len, (unsigned long long)bi->raw_size);
+		return -AMB_E_DECOMPRESS;
 	default:
 		snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: unknown codec %u",
 			 i, off, bi->codec);
@@ -508,6 +520,34 @@ static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, s
 				 "block %zu at offset %llu: zstd payload does not decode to raw_size %zu: %s",
 				 i, off, raw, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
 			err = -AMB_E_DECOMPRESS;
+			goto fail;
+		}
+		p->out[raw] = '\0';
+		*data = p->out;
+		*len = raw;
+		return 0;
+	}
+	case AMB_CODEC_SAMPLE: {
+		size_t raw = (size_t)bi->raw_size;
+		char why[200];
+
+		if (!p->sc && !(p->sc = amb_sample_codec_new())) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		if (payload_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
+			err = -ENOMEM;
+			goto fail;
+		}
+		err = amb_sample_decode(p->sc, p->stored, p->stored_len, p->out, raw, why,
+					sizeof(why));
+		if (err) {
+			if (err == -ENOMEM)
+				snprintf(why, sizeof(why), "out of memory");
+			snprintf(p->errmsg, sizeof(p->errmsg), "block %zu at offset %llu: %s", i, off,
+				 why);
 			goto fail;
 		}
 		p->out[raw] = '\0';
@@ -1090,6 +1130,7 @@ void amb_payload_free(struct amb_payload *p)
 	if (!p)
 		return;
 	ZSTD_freeDCtx(p->dctx);
+	amb_sample_codec_free(p->sc);
 	amb_big_free(p->in, p->in_map);
 	amb_big_free(p->out, p->out_map);
 	free(p);

@@ -59,6 +59,14 @@ struct amb_writer {
 	uint8_t *cbuf;
 	size_t cbuf_cap;
 	struct amb_buf index;      /* encoded INDEX entries, FORMAT.md §6 */
+	/* ring_codec = AMB_CODEC_SAMPLE: the layout once an EVENT_ATTR entry
+	 * gave it, the codec's state, its output and the check's. */
+	bool have_layout;
+	struct amb_sample_layout layout;
+	struct amb_sample_codec *sc;
+	struct amb_buf sbuf;
+	uint8_t *check;
+	size_t check_cap;
 };
 
 static uint16_t host_machine(void)
@@ -201,14 +209,78 @@ static int writer_emit(struct amb_writer *w, const struct amb_block_desc *d, uin
 	return 0;
 }
 
+/* The sample layout of the first EVENT_ATTR entry of @data, once. */
+static void writer_learn_layout(struct amb_writer *w, const void *data, size_t len)
+{
+	struct amb_event_entry e;
+	struct amb_cursor c;
+
+	amb_cursor_init(&c, data, len);
+	if (amb_event_next(&c, &e) == 1 &&
+	    amb_sample_layout_from_attr(&w->layout, e.attr, e.attr_size,
+					w->opts.producer_endian) == 0)
+		w->have_layout = true;
+}
+
+/*
+ * Encode the RING payload @data with the sample codec into w->sbuf and
+ * check that it decodes back to @data.  Returns 1 when w->sbuf is to be
+ * written, 0 when the block is better left to zstd (no sample fits the
+ * layout, the encoding failed or did not come back identical), -ENOMEM.
+ */
+static int writer_sample_encode(struct amb_writer *w, const void *data, size_t len)
+{
+	struct amb_sample_stats st;
+	int err;
+
+	if (!w->sc && !(w->sc = amb_sample_codec_new()))
+		return -ENOMEM;
+	err = amb_sample_encode(w->sc, &w->layout, w->opts.zstd_level, data, len, &w->sbuf);
+	if (err == -ENOMEM)
+		return err;
+	amb_sample_codec_stats(w->sc, &st);
+	if (err || !st.samples || w->sbuf.len >= len)
+		return 0;
+	if (len + 1 > w->check_cap) {
+		uint8_t *p = realloc(w->check, len + 1);
+
+		if (!p)
+			return -ENOMEM;
+		w->check = p;
+		w->check_cap = len + 1;
+	}
+	/* A recording cannot be made again: what is written must decode. */
+	err = amb_sample_decode(w->sc, w->sbuf.data, w->sbuf.len, w->check, len, NULL, 0);
+	if (err == -ENOMEM)
+		return err;
+	if (err || memcmp(w->check, data, len)) {
+		amb_warn("amber file: a RING block of %zu bytes did not decode back from the sample codec (%s); stored with zstd",
+			 len, err ? amb_strerror(err) : "bytes differ");
+		return 0;
+	}
+	return 1;
+}
+
 /* Compress @data when that pays (FORMAT.md §4) and write it as one block. */
 static int writer_produce(struct amb_writer *w, const struct amb_block_desc *d,
 			  const void *data, size_t len)
 {
 	size_t bound, n;
+	int err;
 
+	if (d->type == AMB_BLOCK_EVENT_ATTR && !w->have_layout &&
+	    w->opts.ring_codec == AMB_CODEC_SAMPLE)
+		writer_learn_layout(w, data, len);
 	if (w->opts.zstd_level <= 0 || len < AMB_SMALL_BLOCK)
 		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len, amb_checksum(data, len));
+	if (d->type == AMB_BLOCK_RING && w->have_layout) {
+		err = writer_sample_encode(w, data, len);
+		if (err < 0)
+			return err;
+		if (err)
+			return writer_emit(w, d, AMB_CODEC_SAMPLE, len, w->sbuf.data, w->sbuf.len,
+					   amb_checksum(w->sbuf.data, w->sbuf.len));
+	}
 
 	bound = ZSTD_compressBound(len);
 	if (bound > w->cbuf_cap) {
@@ -400,7 +472,8 @@ int amb_writer_append_stored(struct amb_writer *w, const struct amb_block_info *
 	if (info->stored_size != stored_len ||
 	    (info->codec == AMB_CODEC_NONE && info->raw_size != stored_len))
 		return -EINVAL;
-	if (info->codec != AMB_CODEC_NONE && info->codec != AMB_CODEC_ZSTD)
+	if (info->codec != AMB_CODEC_NONE && info->codec != AMB_CODEC_ZSTD &&
+	    info->codec != AMB_CODEC_SAMPLE)
 		return -AMB_E_CODEC;
 	/* The bytes must be the ones described: a block is never written
 	 * with a checksum that does not hold. */
@@ -507,6 +580,9 @@ static void writer_free(struct amb_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	free(w->cbuf);
 	amb_buf_free(&w->index);
+	amb_sample_codec_free(w->sc);
+	amb_buf_free(&w->sbuf);
+	free(w->check);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->io_lock);
@@ -560,10 +636,13 @@ static int fill_opts(struct amb_writer_opts *o, const struct amb_writer_opts *u,
 		.producer_machine = AMB_OPTS_GET(u, producer_machine, 0),
 		.uuid = AMB_OPTS_GET(u, uuid, NULL),
 		.created_ns = AMB_OPTS_GET(u, created_ns, 0),
+		.ring_codec = AMB_OPTS_GET(u, ring_codec, 0),
 	};
 	if (o->threads < 0 || o->threads > 1 || o->zstd_level < 0 ||
 	    o->zstd_level > ZSTD_maxCLevel() ||
-	    (o->sync != AMB_SYNC_NONE && o->sync != AMB_SYNC_BLOCK && o->sync != AMB_SYNC_CLOSE))
+	    (o->sync != AMB_SYNC_NONE && o->sync != AMB_SYNC_BLOCK && o->sync != AMB_SYNC_CLOSE) ||
+	    (o->ring_codec != 0 && o->ring_codec != AMB_CODEC_ZSTD &&
+	     o->ring_codec != AMB_CODEC_SAMPLE))
 		return -EINVAL;
 	if (o->producer_endian == 0)
 		o->producer_endian = amb_host_is_le() ? AMB_ENDIAN_LITTLE : AMB_ENDIAN_BIG;

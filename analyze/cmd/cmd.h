@@ -40,13 +40,14 @@ int ana_cmd_buildids(int argc, char **argv);
 int ana_cmd_export(int argc, char **argv);
 int ana_cmd_import(int argc, char **argv);
 int ana_cmd_stat(int argc, char **argv);
+int ana_cmd_sched(int argc, char **argv);
 
 /* ---- options every sample command takes ---------------------------------- */
 
 /*
- * getopt_long values of ANA_SAMPLE_OPTIONS.  -C and -e keep their letters
- * so that a command may list "C:" and "e:" among its short options; the
- * others lie above any character a command uses for its own options.
+ * getopt_long values of ANA_SAMPLE_OPTIONS.  -C, -e and -j keep their
+ * letters, which ana_cmd_parse() adds to every sample command's short
+ * options; the others lie above any character a command uses for its own.
  */
 enum ana_sample_opt {
 	ANA_OPT_CPU = 'C',
@@ -60,12 +61,13 @@ enum ana_sample_opt {
 	ANA_OPT_SYMFS,
 	ANA_OPT_NO_DEBUGINFOD,
 	ANA_OPT_FIELD_FILTER,
+	ANA_OPT_JOBS = 'j',
 };
 
 /*
  * getopt_long entries of the options report, script, flame and diff share:
  * --pid --tid --comm --cpu --dso(s) --sym(bols) --time --event --symfs
- * --no-debuginfod --field-filter, into a struct ana_pipeline_opts.  A command puts ANA_SAMPLE_OPTIONS in its option table
+ * --no-debuginfod --field-filter --jobs, into a struct ana_pipeline_opts.  A command puts ANA_SAMPLE_OPTIONS in its option table
  * and ana_cmd_parse() handles them: a new filter is added here and in
  * cmd_common.c only.
  */
@@ -82,7 +84,8 @@ enum ana_sample_opt {
 	{ "event", required_argument, NULL, ANA_OPT_EVENT },                \
 	{ "symfs", required_argument, NULL, ANA_OPT_SYMFS },                \
 	{ "no-debuginfod", no_argument, NULL, ANA_OPT_NO_DEBUGINFOD },      \
-	{ "field-filter", required_argument, NULL, ANA_OPT_FIELD_FILTER }
+	{ "field-filter", required_argument, NULL, ANA_OPT_FIELD_FILTER },    \
+	{ "jobs", required_argument, NULL, ANA_OPT_JOBS }
 
 
 /* ---- parsing a command line ------------------------------------------------ */

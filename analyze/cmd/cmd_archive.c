@@ -15,6 +15,13 @@
  * decoded nor recompressed: the same codec, payload bytes and payload
  * checksums (the file header keeps the input's UUID and creation time);
  * only the block numbers, the INDEX and the TRAILER are made anew.
+ *
+ * --compact instead decodes every block and writes it anew for the
+ * archive's sake, at zstd level 19 by default: RING blocks with the sample
+ * codec (FORMAT.md §4.1), those of a stream joined into blocks of up to
+ * 16 MiB (a recorder flushes small blocks every second; each block is
+ * encoded alone, so bigger ones compress better).  The records are the
+ * same, in the same order in each stream.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,9 +46,15 @@ struct archive_opts {
 	bool all;
 	bool mini;
 	bool no_debug;
-	int zstd_level;
+	bool compact;
+	bool no_files;
+	int zstd_level;                /* -1: the default of the mode */
 	struct ana_pipeline_opts po;   /* --symfs, --no-debuginfod */
 };
+
+/* --compact: RING blocks of a stream joined up to this many raw bytes. */
+#define COMPACT_JOIN (16u << 20)
+#define COMPACT_LEVEL 19
 
 struct archive_stats {
 	unsigned files;
@@ -59,10 +72,13 @@ static const char usage[] =
 "      --all          every user DSO the recording maps\n"
 "      --mini         reduced ELF files: symbols, CFI, line and inline info only\n"
 "      --no-debug     leave out separate debug info (/usr/lib/debug/.build-id)\n"
+"      --no-files     embed no files (with --compact: only make the file smaller)\n"
 "      --symfs DIR    look for the recorded paths under DIR, not on this host\n"
 "      --no-debuginfod  do not ask the servers of DEBUGINFOD_URLS\n"
+"      --compact      encode every block anew: samples with the sample codec, each\n"
+"                     CPU's blocks joined up to 16 MiB, zstd level 19 (-z to change)\n"
 "  -z, --compression-level N  zstd level for the new blocks (default "
-AMB_STR(AMB_DEFAULT_ZSTD_LEVEL) ")\n"
+AMB_STR(AMB_DEFAULT_ZSTD_LEVEL) ", " AMB_STR(COMPACT_LEVEL) " with --compact)\n"
 "  -h, --help\n";
 
 /* Append @len bytes of @image (a whole file) as FILE blocks of @kind keyed
@@ -301,7 +317,7 @@ static int embed_dso(struct amb_writer *w, const struct archive_opts *o, struct 
 	return err;
 }
 
-enum { O_HIT = 256, O_ALL, O_MINI, O_NO_DEBUG, O_SYMFS, O_NO_DEBUGINFOD };
+enum { O_HIT = 256, O_ALL, O_MINI, O_NO_DEBUG, O_SYMFS, O_NO_DEBUGINFOD, O_COMPACT, O_NO_FILES };
 
 static int archive_option(void *ctx, int c, const char *arg)
 {
@@ -317,6 +333,8 @@ static int archive_option(void *ctx, int c, const char *arg)
 	case O_NO_DEBUG: o->no_debug = true; return 0;
 	case O_SYMFS: o->po.dso.symfs = arg; return 0;
 	case O_NO_DEBUGINFOD: o->po.dso.no_debuginfod = true; return 0;
+	case O_COMPACT: o->compact = true; return 0;
+	case O_NO_FILES: o->no_files = true; return 0;
 	case 'z':
 		v = strtol(arg, &end, 10);
 		if (end == arg || *end || v < 0 || v > 22) {
@@ -340,18 +358,22 @@ static int parse_args(struct archive_opts *o, int argc, char **argv)
 		{ "no-debug", no_argument, NULL, O_NO_DEBUG },
 		{ "symfs", required_argument, NULL, O_SYMFS },
 		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
+		{ "compact", no_argument, NULL, O_COMPACT },
+		{ "no-files", no_argument, NULL, O_NO_FILES },
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct ana_cmd_desc desc = { "archive", usage, "o:z:", longopts, 1, 1, false };
 	int rc;
 
-	o->zstd_level = AMB_DEFAULT_ZSTD_LEVEL;
+	o->zstd_level = -1;
 	rc = ana_cmd_parse(&desc, argc, argv, NULL, archive_option, o, &o->in);
 	if (rc == ANA_CMD_GO_ON && !o->out) {
 		fputs(usage, stderr);
 		rc = 2;
 	}
+	if (o->zstd_level < 0)
+		o->zstd_level = o->compact ? COMPACT_LEVEL : AMB_DEFAULT_ZSTD_LEVEL;
 	return rc;
 }
 
@@ -385,7 +407,7 @@ int ana_cmd_archive(int argc, char **argv)
 	r = ana_session_reader(s);
 	t = ana_pipeline_dsos(p);
 	have = ana_pipeline_embed(p);
-	err = ana_dso_hits_collect(p, &h);
+	err = o.no_files ? 0 : ana_dso_hits_collect(p, &h);
 	if (err) {
 		ana_cmd_fail("archive", o.in, err);
 		goto out;
@@ -394,6 +416,11 @@ int ana_cmd_archive(int argc, char **argv)
 	amb_writer_opts_from(&wo, r);
 	wo.zstd_level = o.zstd_level;
 	wo.threads = 1;
+	if (o.compact) {
+		wo.ring_codec = AMB_CODEC_SAMPLE;
+		co.flags |= AMB_COPY_RECODE;
+		co.ring_join = COMPACT_JOIN;
+	}
 	err = amb_writer_open(o.out, &wo, &w);
 	if (err) {
 		ana_cmd_error("archive", "cannot create %s: %s", o.out, amb_strerror(err));
@@ -414,7 +441,7 @@ int ana_cmd_archive(int argc, char **argv)
 			continue;
 		err = embed_dso(w, &o, t, d, &st);
 	}
-	for (size_t i = 0; !err && i < ana_session_buildid_count(s); i++) {
+	for (size_t i = 0; !err && !o.no_files && i < ana_session_buildid_count(s); i++) {
 		const struct ana_buildid *b = ana_session_buildid(s, i);
 
 		if (b->kind == AMB_DSO_VDSO &&

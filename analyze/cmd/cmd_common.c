@@ -81,6 +81,15 @@ static int sample_option(struct ana_pipeline_opts *o, int c, const char *arg)
 	case ANA_OPT_NO_DEBUGINFOD:
 		o->dso.no_debuginfod = true;
 		return 0;
+	case ANA_OPT_JOBS: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+
+		if (!*arg || *end || n < 1 || n > 256)
+			return -EINVAL;
+		o->jobs = (unsigned)n;
+		return 0;
+	}
 	default:
 		return 1;
 	}
@@ -103,7 +112,7 @@ static void option_name(const struct option *opts, int c, char *buf, size_t len)
 
 static bool is_sample_option(int c)
 {
-	return c == ANA_OPT_CPU || c == ANA_OPT_EVENT ||
+	return c == ANA_OPT_CPU || c == ANA_OPT_EVENT || c == ANA_OPT_JOBS ||
 	       (c >= ANA_OPT_PID && c <= ANA_OPT_FIELD_FILTER);
 }
 
@@ -162,7 +171,7 @@ int ana_cmd_parse(const struct ana_cmd_desc *d, int argc, char **argv,
 	}
 	all[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	snprintf(shortopts, sizeof(shortopts), ":%s%sh", d->shortopts ? d->shortopts : "",
-		 o ? "C:e:" : "");
+		 o ? "C:e:j:" : "");
 
 	optind = 1;
 	opterr = 0;

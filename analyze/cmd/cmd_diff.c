@@ -285,7 +285,8 @@ static const char usage[] =
 "      --force             compare unlike events (what --event BASE=NEW says)\n"
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"
-"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n";
+"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"  -j, --jobs N            decode with N threads (default: one per CPU)\n";
 
 static int parse_sort(struct diff_args *a, const char *arg)
 {

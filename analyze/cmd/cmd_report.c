@@ -1007,6 +1007,10 @@ static const char usage[] =
 "  -T, --threads          also each thread's period per event\n"
 "      --header           the recording's full header first\n"
 "      --header-only      only the header\n"
+"      --off-cpu          time off CPU instead of samples: each wait (switch-out\n"
+"                         to switch-in) is a sample of its stack at switch-out\n"
+"                         weighted in ns, in one table per state (R, S, D ...);\n"
+"                         needs a recording made with amber-rec --off-cpu\n"
 "      --pid/--tid LIST   only these processes/threads\n"
 "      --comm LIST        only these commands\n"
 "  -C, --cpu LIST         only these CPUs (0-3,7)\n"
@@ -1022,12 +1026,13 @@ static const char usage[] =
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"  -j, --jobs N           decode with N threads (default: one per CPU)\n"
 "      --json             JSON instead of text\n"
 "      --stdio            text output (the only mode)\n";
 
 enum {
 	O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE, O_MAX_STACK,
-	O_HEADER, O_HEADER_ONLY, O_HIERARCHY, O_PERCENTAGE, O_IGNORE_CALLEES, O_QUANTUM,
+	O_HEADER, O_HEADER_ONLY, O_HIERARCHY, O_PERCENTAGE, O_IGNORE_CALLEES, O_QUANTUM, O_OFF_CPU,
 };
 
 struct report_args {
@@ -1109,9 +1114,34 @@ static int report_option(void *ctx, int c, const char *arg)
 	case 'S': return ana_filter_set(&r->opts.filter, ANA_FILTER_SYM, arg);
 	case O_JSON: r->json = true; return 0;
 	case O_STDIO: return 0;
+	case O_OFF_CPU: r->time = ANA_OFFCPU_WAITS; return 0;
 	case 'i': a->files[0] = arg; return 0;
 	default: return 1;
 	}
+}
+
+/* ---- --off-cpu: waits as samples (view/offcpu.h) --------------------------------- */
+
+/* Open the recording with the waits as the source of samples: 0, or 1
+ * after reporting the error. */
+static int open_offcpu(struct report *r, const char *path)
+{
+	int err = ana_offcpu_open(path, &r->opts, r->time, &r->oc);
+
+	if (err)
+		return ana_cmd_fail("report", path, err);
+	r->p = ana_offcpu_pipeline(r->oc);
+	return 0;
+}
+
+/* The waits stand for the samples in the closing counts. */
+static void offcpu_counts(struct report *r)
+{
+	struct ana_offcpu_stats ws;
+
+	ana_offcpu_get_stats(r->oc, &ws);
+	r->samples_seen = ws.waits;
+	r->filtered = 0;
 }
 
 static int free_report(struct report *r, int rc)
@@ -1141,7 +1171,10 @@ static int free_report(struct report *r, int rc)
 		regfree(&r->parent_re);
 	if (r->ignore_re_set)
 		regfree(&r->ignore_re);
-	ana_pipeline_close(r->p);
+	if (r->oc)
+		ana_offcpu_close(r->oc);    /* and its pipeline */
+	else
+		ana_pipeline_close(r->p);
 	ana_intern_free(&r->strings);
 	amb_hashmap_free(&r->cg_names);
 	ana_pipeline_opts_free(&r->opts);
@@ -1214,6 +1247,7 @@ int ana_cmd_report(int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, O_PLIMIT },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "stdio", no_argument, NULL, O_STDIO },
+		{ "off-cpu", no_argument, NULL, O_OFF_CPU },
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1265,16 +1299,16 @@ int ana_cmd_report(int argc, char **argv)
 	if (!r.frames || !r.cg_path || !r.cg_names_tmp || !r.stack_entries || !r.stack_pos ||
 	    !r.memos.key)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
-	if (ana_cmd_open("report", path, &r.opts, &r.p))
+	if (r.time ? open_offcpu(&r, path) : ana_cmd_open("report", path, &r.opts, &r.p))
 		return free_report(&r, 1);
 	r.s = ana_pipeline_session(r.p);
 	r.tp = ana_pipeline_tp(r.p);
-	r.nr_hists = ana_session_event_count(r.s) + 1;
+	r.nr_hists = (r.time ? ANA_SCHED_NR_STATES : ana_session_event_count(r.s)) + 1;
 	r.hists = calloc(r.nr_hists, sizeof(*r.hists));
 	if (!r.hists)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	for (i = 0; i + 1 < r.nr_hists; i++)
-		r.hists[i].evt = ana_session_event(r.s, i);
+		r.hists[i].evt = r.time ? ana_offcpu_event(r.oc, i) : ana_session_event(r.s, i);
 	rc = settle_defaults(&r);
 	if (rc)
 		return free_report(&r, rc);
@@ -1284,13 +1318,18 @@ int ana_cmd_report(int argc, char **argv)
 	if (!r.header_only) {
 		ana_progress_init(&r.progress, "report");
 		ana_pipeline_set_progress(r.p, tick, &r.progress);
-		err = ana_pipeline_run(r.p, process_sample, NULL, &r);
+		if (r.time)
+			err = ana_offcpu_run(r.oc, process_sample, &r);
+		else
+			err = ana_pipeline_run(r.p, process_sample, NULL, &r);
 		ana_progress_done(&r.progress);
 		if (err < 0)
 			return free_report(&r, ana_cmd_fail("report", path, err));
 		ana_pipeline_get_stats(r.p, &st);
 		r.samples_seen = st.samples;
 		r.filtered = st.filtered;
+		if (r.time)
+			offcpu_counts(&r);
 		for (i = 0; i < r.nr_hists; i++) {
 			struct hist *h = &r.hists[i];
 

@@ -209,6 +209,14 @@ const struct ana_counts *ana_session_counts(const struct ana_session *s, size_t 
 /* True when the raw records need byte swapping on this host. */
 bool ana_session_swapped(const struct ana_session *s);
 
+/*
+ * Decode RING blocks with @n threads in ana_session_for_each(): 1 on the
+ * caller's thread alone, 0 (the default) one per online CPU.  The records,
+ * their order and the warnings are the same whatever @n; memory grows by
+ * two decoded blocks per thread at most (one decoding, one waiting).
+ */
+void ana_session_set_jobs(struct ana_session *s, unsigned n);
+
 /* Record callback; return nonzero to stop the iteration (returned as is). */
 typedef int (*ana_record_fn)(void *ctx, const struct ana_record *rec);
 

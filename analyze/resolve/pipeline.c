@@ -125,6 +125,7 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 			amb_errmsg_set("%s: %s", path, amb_strerror(err));
 		goto fail;
 	}
+	ana_session_set_jobs(p->s, o->jobs);
 	err = ana_filter_prepare(&p->filter, p->s);
 	if (err) {
 		if (!*amb_errmsg())

@@ -46,6 +46,7 @@ struct ana_pipeline_opts {
 	bool tracepoints;               /* the command formats tracepoint payloads */
 	bool host_files_only;           /* never use the recording's embedded ELF
 					 * files (archive looks for what to add) */
+	unsigned jobs;                  /* -j: decoding threads, 0: one per CPU */
 };
 
 /* Defaults: no filter, every event, the usual ELF search. */

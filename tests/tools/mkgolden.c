@@ -215,6 +215,109 @@ static void write_bigendian(const char *path)
 	amb_buf_free(&b);
 }
 
+/* Store @v of @n bytes at @p in the producer's byte order. */
+static void put_order(uint8_t *p, uint64_t v, unsigned n, bool big)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[big ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+#define CODEC_ST 0x101a7ull   /* IDENTIFIER IP TID TIME CPU PERIOD */
+#define CODEC_ST_CHAIN (CODEC_ST | 0x20)   /* + CALLCHAIN */
+
+/* Samples with call chains and a COMM record, as amber-rec writes them. */
+static void codec_ring(struct amb_buf *b, bool big, uint32_t cpu, unsigned n, uint64_t t0)
+{
+	static const uint64_t callers[] = { 0x401800, 0x401900, 0x402000 };
+	uint8_t r[96];
+
+	amb_buf_reset(b);
+	for (unsigned k = 0; k < n; k++) {
+		unsigned nr = 3 + k % 3;
+		size_t len = 64 + 8 * nr;
+
+		memset(r, 0, sizeof(r));
+		put_order(r, 9, 4, big);
+		put_order(r + 4, k % 5 ? 2 : 1, 2, big);
+		put_order(r + 6, len, 2, big);
+		put_order(r + 8, 11 + cpu, 8, big);
+		put_order(r + 16, 0x401000 + 16 * (k % 7), 8, big);
+		put_order(r + 24, 1000, 4, big);
+		put_order(r + 28, 1000 + cpu, 4, big);
+		put_order(r + 32, t0 + 250000 * k + (k * 37) % 900, 8, big);
+		put_order(r + 40, cpu, 4, big);
+		put_order(r + 48, 250000, 8, big);
+		put_order(r + 56, nr, 8, big);
+		put_order(r + 64, (uint64_t)-512, 8, big);
+		put_order(r + 72, 0x401000 + 16 * (k % 7), 8, big);
+		for (unsigned i = 2; i < nr; i++)
+			put_order(r + 64 + 8 * i, callers[(i + k) % 3], 8, big);
+		if (amb_buf_append(b, r, len))
+			die("buffer", -ENOMEM);
+		if (k == n / 2) {
+			/* PERF_RECORD_COMM of pid/tid 1000, "golden", with its trailer */
+			memset(r, 0, sizeof(r));
+			put_order(r, 3, 4, big);
+			put_order(r + 6, 64, 2, big);
+			put_order(r + 8, 1000, 4, big);
+			put_order(r + 12, 1000, 4, big);
+			memcpy(r + 16, "golden", 6);
+			put_order(r + 24, 11 + cpu, 8, big);
+			put_order(r + 32, 1000, 4, big);
+			put_order(r + 36, 1000, 4, big);
+			put_order(r + 40, t0 + 250000 * k, 8, big);
+			put_order(r + 48, cpu, 4, big);
+			put_order(r + 56, 11 + cpu, 8, big);
+			if (amb_buf_append(b, r, 64))
+				die("buffer", -ENOMEM);
+		}
+	}
+}
+
+/* RING blocks in the sample codec (FORMAT.md §4.1): the layout comes
+ * from the EVENT_ATTR entry, which is written first. */
+static void write_sample_codec(const char *path, bool big)
+{
+	AMB_OPTS(amb_writer_opts, o);
+	struct amb_buf b = AMB_BUF_INIT;
+	uint8_t attr[136] = { 0 }, ids[16];
+	struct amb_event_entry ev = {
+		.attr = attr, .attr_size = sizeof(attr), .name = "cpu-clock", .name_len = 9,
+		.leader = UINT32_MAX, .nr_ids = 2, .ids = ids,
+	};
+	struct amb_writer *w;
+	int err;
+
+	o.uuid = golden_uuid;
+	o.created_ns = GOLDEN_TIME;
+	o.zstd_level = 3;
+	o.producer_endian = big ? AMB_ENDIAN_BIG : AMB_ENDIAN_LITTLE;
+	o.producer_word_size = 8;
+	o.producer_machine = big ? 22 : 62;
+	o.ring_codec = AMB_CODEC_SAMPLE;
+	unlink(path);
+	err = amb_writer_open(path, &o, &w);
+	if (err)
+		die(path, err);
+	put_order(attr, 1, 4, big);
+	put_order(attr + 4, sizeof(attr), 4, big);
+	put_order(attr + 24, CODEC_ST_CHAIN, 8, big);
+	amb_put_le64(ids, 11);
+	amb_put_le64(ids + 8, 12);
+	amb_kv_put_str(&b, "clock", "monotonic");
+	append(w, AMB_BLOCK_META, AMB_STREAM_NONE, 1, 0, 0, &b);
+	amb_buf_reset(&b);
+	amb_event_put(&b, &ev);
+	append(w, AMB_BLOCK_EVENT_ATTR, AMB_STREAM_NONE, 1, 0, 0, &b);
+	for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		codec_ring(&b, big, cpu, 60, 1000000 + 1000 * cpu);
+		append(w, AMB_BLOCK_RING, cpu, 61, 1000000 + 1000 * cpu,
+		       1000000 + 1000 * cpu + 250000 * 59 + (59 * 37) % 900, &b);
+	}
+	finish(w);
+	amb_buf_free(&b);
+}
+
 /* What a killed recorder leaves: blocks but no INDEX or TRAILER. */
 static uint64_t write_unclosed(const char *path, int level)
 {
@@ -539,6 +642,24 @@ static void write_invalid(void)
 	     (unsigned long long)amb_get_le64(im.p + tr + 88));
 	free(im.p);
 
+	/* A sample codec block whose payload header names version 9, its
+	 * checksums recomputed: only the codec can tell. */
+	write_sample_codec(path_of("invalid", "codec", ".tmp"), false);
+	im = load(path_of("invalid", "codec", ".tmp"));
+	unlink(path_of("invalid", "codec", ".tmp"));
+	{
+		size_t z = block_off(&im, 2);
+
+		if (im.p[z + 8] != AMB_CODEC_SAMPLE)
+			die("golden codec file: block 2 is not in the sample codec", -AMB_E_CORRUPT);
+		im.p[z + 80 + 2] = 9;
+		rehash_payload(&im, z);
+		emit("bad_sample_payload", &im, im.len,
+		     "block 2 at offset %zu: sample payload header: length %u, version 9", z,
+		     amb_get_le16(im.p + z + 80));
+	}
+	free(im.p);
+
 	/* Unclosed recordings: a torn last block, garbage after the last one. */
 	end = (size_t)write_unclosed(path_of("invalid", "unclosed", ".tmp"), 3);
 	open_im = load(path_of("invalid", "unclosed", ".tmp"));
@@ -570,6 +691,8 @@ int main(int argc, char **argv)
 	write_bigendian(path_of("valid", "bigendian", ".amber"));
 	unlink(path_of("valid", "unclosed", ".amber"));
 	write_unclosed(path_of("valid", "unclosed", ".amber"), 3);
+	write_sample_codec(path_of("valid", "sample_codec", ".amber"), false);
+	write_sample_codec(path_of("valid", "sample_codec_be", ".amber"), true);
 	write_invalid();
 	return 0;
 }

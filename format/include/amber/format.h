@@ -70,9 +70,11 @@ enum amb_block_type {
 /* Name of a block type ("ring", "meta", ...), or "unknown". */
 AMB_API const char *amb_block_type_name(unsigned type);
 
+/* Payload codecs, FORMAT.md §4. */
 enum amb_codec {
-	AMB_CODEC_NONE = 0,
-	AMB_CODEC_ZSTD = 1,
+	AMB_CODEC_NONE   = 0,  /* the raw bytes */
+	AMB_CODEC_ZSTD   = 1,  /* one zstd frame */
+	AMB_CODEC_SAMPLE = 2,  /* RING blocks: perf samples in columns (§4.1) */
 };
 
 /* Producer byte order, file header offset 16 (FORMAT.md §2). */
@@ -147,6 +149,17 @@ struct amb_writer_opts {
 	uint16_t producer_machine;  /* ELF e_machine; 0 = [host's] */
 	const uint8_t *uuid;        /* 16 bytes, copied; NULL = [a random one] */
 	uint64_t created_ns;        /* file header created_ns; 0 = [now] */
+	/*
+	 * Codec of RING blocks: 0 or AMB_CODEC_ZSTD = [zstd, as every block];
+	 * AMB_CODEC_SAMPLE = the sample codec (FORMAT.md §4.1), its columns
+	 * compressed at zstd_level.  It finds the samples' fields with the
+	 * layout of the first EVENT_ATTR entry appended before the block (its
+	 * sample_type, read_format and register masks); a RING block appended
+	 * before any, or in which no sample fits that layout, gets zstd.
+	 * Each encoded block is decoded again and compared before it is
+	 * written; one that does not come back identical gets zstd too.
+	 */
+	unsigned ring_codec;
 };
 
 /* What one block says about its payload (FORMAT.md §3). */
@@ -397,6 +410,10 @@ AMB_API int amb_writer_opts_from(struct amb_writer_opts *o, const struct amb_rea
 enum amb_copy_flags {
 	AMB_COPY_SKIP_DAMAGED = 1u << 0, /* leave out, with a warning, blocks that fail to load */
 	AMB_COPY_DECODE       = 1u << 1, /* also decode each block before copying it */
+	/* Decode each block and append it anew, encoded with the writer's
+	 * options (zstd_level, ring_codec) instead of as stored; RING blocks
+	 * of a stream are joined (see ring_join). */
+	AMB_COPY_RECODE       = 1u << 2,
 };
 
 /*
@@ -417,11 +434,22 @@ struct amb_copy_opts {
 	unsigned flags;        /* enum amb_copy_flags */
 	amb_copy_fn fn;        /* chooses per block; NULL: copy all */
 	void *ctx;             /* passed to @fn */
+	/*
+	 * With AMB_COPY_RECODE: consecutive RING blocks of one stream are
+	 * joined into blocks of up to this many raw bytes (at most
+	 * AMB_BLOCK_RAW_MAX), the records of each stream keeping their
+	 * order; a joined block takes the place of the block that did not
+	 * fit, or comes at the end.  Bigger blocks compress better (each
+	 * block is encoded alone) and take more memory to read.  0: [no
+	 * joining].
+	 */
+	size_t ring_join;
 };
 
 /*
  * Copy the blocks of @r, INDEX and TRAILER excepted, to @w in file order
- * as stored: same codec, payload bytes and payload checksum, new seq.
+ * as stored: same codec, payload bytes and payload checksum, new seq
+ * (with AMB_COPY_RECODE: decoded and encoded anew, RING blocks joined).
  * @opts->fn chooses per block.  A block that does not load (checksum,
  * truncation, with AMB_COPY_DECODE also decoding) stops the copy with its
  * error unless the flags have AMB_COPY_SKIP_DAMAGED.  Returns the number

@@ -203,12 +203,56 @@ static void test_other_valid(void **state)
 	amb_payload_free(p);
 }
 
+/* The sample codec goldens: RING blocks in codec 2 (FORMAT.md §4.1) that
+ * decode to samples with call chains and a COMM record, in either order. */
+static void test_sample_codec(void **state)
+{
+	static const char *const names[] = { "sample_codec.amber", "sample_codec_be.amber" };
+	struct amb_payload *p = amb_payload_new();
+
+	(void)state;
+	for (int big = 0; big < 2; big++) {
+		struct amb_reader *r;
+		unsigned rings = 0;
+
+		verify_clean(names[big], 0);
+		assert_int_equal(amb_reader_open(golden("valid", names[big]), 0, &r), 0);
+		for (size_t i = 0; i < amb_reader_block_count(r); i++) {
+			const struct amb_block_info *bi = amb_reader_block(r, i);
+			const uint8_t *rec;
+			const void *data;
+			uint64_t n = 0;
+			size_t len, off;
+
+			if (bi->type != AMB_BLOCK_RING)
+				continue;
+			rings++;
+			assert_int_equal(bi->codec, AMB_CODEC_SAMPLE);
+			assert_int_equal(amb_reader_load(r, i, p, &data, &len), 0);
+			rec = data;
+			for (off = 0; off + 8 <= len; n++) {
+				size_t size = big ? (size_t)rec[off + 6] << 8 | rec[off + 7]
+						  : amb_get_le16(rec + off + 6);
+
+				assert_int_equal(rec[off + (big ? 3 : 0)], n == 31 ? 3 : 9);
+				off += size;
+			}
+			assert_int_equal(off, len);
+			assert_int_equal(n, bi->record_count);
+		}
+		assert_int_equal(rings, 2);
+		amb_reader_close(r);
+	}
+	amb_payload_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_all_types),
 		cmocka_unit_test(test_other_valid),
+		cmocka_unit_test(test_sample_codec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
