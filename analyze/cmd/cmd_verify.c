@@ -13,7 +13,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-	"usage: amber-analyze verify [--salvage OUT] FILE\n"
+	"usage: amber-analyze verify [--salvage OUT] [FILE]\n"
 	"\n"
 	"Check the file header, every block header and payload checksum (each\n"
 	"payload is decompressed), block sequence numbers, the index and the\n"
@@ -70,7 +70,7 @@ int ana_cmd_verify(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "verify", usage, "s:q", opts, 1, 1, false };
+	static const struct ana_cmd_desc desc = { "verify", usage, "s:q", opts, 1, 1, true };
 	struct amb_verify_stats st;
 	struct verify_args a = { NULL, false };
 	struct verify_out o;
