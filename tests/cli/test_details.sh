@@ -114,6 +114,19 @@ t_default_file() {
 	else
 		ok default_file_diff
 	fi
+	# Every command that reads a recording reads trace.amber with no FILE,
+	# the scheduler's and the counting ones too.
+	rm -f "$T/cwd/trace.amber" "$T/cwd/trace.amber.old"
+	bad=""
+	for c in info verify dump script flame buildids stat export "sched latency" "sched timehist" "sched wakers"; do
+		(cd "$T/cwd" && "$ANA" $c >/dev/null 2>"$T/err")
+		rc=$?
+		if [ $rc != 2 ] || ! grep -q "error: $c: no file given, and no trace.amber here" "$T/err"; then
+			bad="$c: exit $rc: $(cat "$T/err")"
+			break
+		fi
+	done
+	[ -z "$bad" ] && ok default_file_all || fail default_file_all "$bad"
 	"$ANA" script --help | grep -q 'Without FILE: trace.amber' && ok default_file_help ||
 		fail default_file_help "script --help does not say what it reads without FILE"
 }
@@ -151,6 +164,17 @@ t_bad_values() {
 		report --bogus "$R/fp.amber"
 	bad_arg badval_extra "unexpected argument '$R/fp.amber': one FILE is read, and that is 'nope,2'" \
 		report -g nope,2 "$R/fp.amber"
+	# The scheduler's commands (issue 14) name a bad value the same way.
+	bad_arg badval_sched_sort "error: sched latency: bad value 'avg,bogus' for --sort: keys: avg, max, switch, runtime, pid" \
+		sched latency -s avg,bogus "$R/tp.amber"
+	bad_arg badval_sched_count "error: sched wakers: bad value '-3' for --count: not a number from 0 to 100000" \
+		sched wakers -n -3 "$R/tp.amber"
+	bad_arg badval_sched_cmd "error: sched: unknown command 'latncy' (latency, timehist or wakers)" \
+		sched latncy "$R/tp.amber"
+	"$ANA" help sched latency >"$T/h1" 2>&1
+	"$ANA" sched latency --help >"$T/h2" 2>&1
+	cmp -s "$T/h1" "$T/h2" && head -n 1 "$T/h1" | grep -q '^usage: amber-analyze sched latency ' &&
+		ok help_subcommand || fail help_subcommand "'help sched latency': $(head -n 1 "$T/h1")"
 	# `help CMD` is CMD --help.
 	"$ANA" help report >"$T/h1" 2>&1
 	"$ANA" report --help >"$T/h2" 2>&1
@@ -377,6 +401,10 @@ t_script_options() {
 	else
 		fail script_callindent "indents differ from call depths: $(paste "$T/depths" "$T/indents" | head -3 | tr '\n' ' ')"
 	fi
+	ana script --symfs "$T/symfs" --json "$R/fp.amber" >"$T/a"
+	grep -q '"pid":[0-9]*,"tid":[0-9]*,.*"sym":"hot_a","offset":[0-9]*,"dso":' "$T/a" &&
+	! grep -q '"sym":"\[[.k]\] ' "$T/a" && ok script_json_sym ||
+		fail script_json_sym "$(head -c 300 "$T/a")"
 	need_cmd script_json python3 || return 0
 	ana script --symfs "$T/symfs" --json -e sched:sched_switch "$R/tp.amber" >"$T/a"
 	if python3 -c '
@@ -515,8 +543,9 @@ assert ">no significant change</text>" in svg and "Holm-adjusted p below 0.05 ov
 
 t_perfdata_warnings() {
 	pd=$ROOT/testdata/fuzz/fuzz_perfdata/fp.data
-	for c in info verify dump report script flame buildids export stat diff archive; do
+	for c in info verify dump report script flame buildids export stat diff archive sched; do
 		case $c in
+		sched) set -- sched latency "$pd"; c="sched latency" ;;
 		diff) set -- diff "$pd" "$pd" ;;
 		archive) set -- archive "$pd" -o "$T/pd.amber" ;;
 		export) set -- export --format pprof -o "$T/pd.pb.gz" "$pd" ;;
@@ -541,6 +570,17 @@ t_perfdata_warnings() {
 	else
 		fail warnings_once "$(cat "$T/err")"
 	fi
+	# After archive, on a machine without the files (an empty --symfs):
+	# the objects with samples are embedded, and nothing is said of those
+	# without (ld-linux here).
+	"$ANA" archive "$R/fp.amber" -o "$T/arch.amber" >/dev/null 2>&1
+	said=""
+	for c in report script flame; do
+		"$ANA" $c --symfs "$T/symfs" "$T/arch.amber" >/dev/null 2>"$T/err" || said="$said $c failed;"
+		[ -s "$T/err" ] && said="$said $c: $(cat "$T/err")"
+	done
+	[ -s "$T/arch.amber" ] && [ -z "$said" ] && ok archive_no_warnings ||
+		fail archive_no_warnings "$said"
 	# buildids' table says which files are missing: no warning says it again.
 	ana buildids --symfs "$T/symfs" "$R/fp.amber" >"$T/a"
 	if [ ! -s "$T/err" ] && grep -q ' missing  *.*/ld-linux-x86-64.so.2$' "$T/a"; then
