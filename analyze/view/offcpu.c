@@ -299,6 +299,11 @@ void ana_offcpu_close(struct ana_offcpu *oc)
 	free(oc);
 }
 
+enum ana_offcpu_mode ana_offcpu_mode(const struct ana_offcpu *oc)
+{
+	return oc->mode;
+}
+
 struct ana_pipeline *ana_offcpu_pipeline(const struct ana_offcpu *oc)
 {
 	return oc->p;

@@ -55,6 +55,9 @@ int ana_offcpu_open(const char *path, struct ana_pipeline_opts *o, enum ana_offc
 		    struct ana_offcpu **out);
 void ana_offcpu_close(struct ana_offcpu *oc);
 
+/* The mode @oc was opened for. */
+enum ana_offcpu_mode ana_offcpu_mode(const struct ana_offcpu *oc);
+
 /* The pipeline whose machine and unwinder walk the samples' stacks. */
 struct ana_pipeline *ana_offcpu_pipeline(const struct ana_offcpu *oc);
 

@@ -13,7 +13,9 @@
 #     up to the threads' CPU time;
 #   - sched wakers names who woke the pipe and mutex waits, with stacks;
 #   - the filters apply, and a recording without scheduler events gets an
-#     error that says what to record.
+#     error that says what to record;
+#   - export --off-cpu / --wall-clock: go tool pprof reads the same time
+#     per state as flame shows, speedscope the same time per thread.
 #
 # Nothing here counts samples or times a run: every bound comes from what
 # the program measured of itself or from perf's view of the same events.
@@ -447,6 +449,66 @@ t_bad_input() {
 	fi
 }
 
+# export --off-cpu as pprof, read by go tool pprof -raw: the total column
+# and each state's column hold what flame --off-cpu shows, to the ns.
+# export --wall-clock as speedscope: each thread's profile weighs what
+# flame --wall-clock shows for its tid, in nanoseconds.
+t_export() {
+	if ! command -v go >/dev/null 2>&1; then
+		skip offcpu_export "no go tool here for pprof (make deps installs golang-go)"
+		return
+	fi
+	"$ANA" flame --off-cpu --folded "$T/off.amber" >"$T/x.folded" 2>/dev/null
+	if ! "$ANA" export --format pprof --off-cpu -o "$T/off.pb.gz" "$T/off.amber" 2>"$T/x.err"; then
+		fail offcpu_export "pprof: $(cat "$T/x.err")"
+		return
+	fi
+	go tool pprof -raw "$T/off.pb.gz" >"$T/off.raw" 2>"$T/x.err"
+	# The value names, then per column the sum over the samples.
+	sums=$(awk '/^samples\/count/ { for (i = 1; i <= NF; i++) { n[i] = $i; sub(/\/.*/, "", n[i]) }; nc = NF; next }
+		nc && /^ *[0-9]+( +[0-9]+)*:/ { sub(/:.*/, ""); for (i = 1; i <= nc; i++) t[i] += $i }
+		END { for (i = 2; i <= nc; i++) printf "%s=%d ", n[i], t[i] }' "$T/off.raw")
+	want="off-cpu=$(folded_sum "$T/x.folded")"
+	for st in R S D; do
+		want="$want off-cpu-$st=$(folded_sum "$T/x.folded" "/\\[off-cpu $st [a-z]*\\] [0-9]*\$/")"
+	done
+	# Columns without samples are left out; so are zero sums from the want.
+	want=$(echo "$want" | tr ' ' '\n' | grep -v '=0$' | tr '\n' ' ')
+	if [ "$sums" != "$want" ]; then
+		fail offcpu_export "pprof sums '$sums', flame '$want'"
+		return
+	fi
+	"$ANA" flame --wall-clock --folded "$T/wall.amber" >"$T/w.folded" 2>/dev/null
+	if ! "$ANA" export --format speedscope --wall-clock -o "$T/wall.json" "$T/wall.amber" 2>"$T/x.err"; then
+		fail offcpu_export "speedscope: $(cat "$T/x.err")"
+		return
+	fi
+	bad=$(python3 - "$T/wall.json" "$T/w.folded" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+want = {}
+for line in open(sys.argv[2]):
+    stack, w = line.rsplit(" ", 1)
+    tid = stack.split(";", 1)[0].rsplit("-", 1)[1]
+    want[tid] = want.get(tid, 0) + int(w)
+got = {}
+for p in doc["profiles"]:
+    assert p["unit"] == "nanoseconds", p["unit"]
+    tid = re.search(r"tid (\d+)\)$", p["name"]).group(1)
+    got[tid] = got.get(tid, 0) + sum(p["weights"])
+print("" if got == want else "speedscope %s, flame %s" % (sorted(got.items()), sorted(want.items())))
+PY
+)
+	if [ -n "$bad" ]; then
+		fail offcpu_export "$bad"
+	elif "$ANA" export --format chrome --off-cpu "$T/off.amber" >/dev/null 2>"$T/x.err" ||
+	     ! grep -q 'off-CPU time exports as pprof or speedscope' "$T/x.err"; then
+		fail offcpu_export "chrome --off-cpu: $(cat "$T/x.err")"
+	else
+		ok offcpu_export
+	fi
+}
+
 if setup; then
 	t_record
 	t_attribution
@@ -456,5 +518,6 @@ if setup; then
 	t_latency_perf
 	t_latency_same_run
 	t_bad_input
+	t_export
 fi
 finish
