@@ -178,6 +178,9 @@ test_chrome() {
 
 # stackcollapse-perf.pl's logic: the command, then the frames root first,
 # "+0x.." offsets stripped, names tidied; one line per stack with its count.
+# The export keeps a frame-pointer chain as perf prints it; flame ends one
+# that ran on into unmapped addresses ([unknown] frames at its root) at one
+# [broken frame-pointer chain] frame (issue 18, item 13): so does this.
 collapse_perf() {
 	python3 -c '
 import re, sys
@@ -187,6 +190,11 @@ for line in sys.stdin:
     if line.startswith("#"):
         continue
     if line == "":
+        n = 0
+        while n < len(stack) and stack[n] == "[unknown]":
+            n += 1
+        if 0 < n < len(stack):
+            stack[:n] = ["[broken frame-pointer chain]"]
         if stack:
             k = ";".join([pname or ""] + stack)
             out[k] = out.get(k, 0) + 1

@@ -18,13 +18,16 @@ top_amber() {
 		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); print $NF, p }' | sort
 }
 
-# top_perf PERF.DATA: "symbol share rows" of every symbol with >= 3% self
-# overhead in perf report on the original.  perf keeps a symbol of two
+# top_perf PERF.DATA: "symbol share rows" of every user symbol with >= 3%
+# self overhead in perf report on the original.  perf keeps a symbol of two
 # objects (hot_a of two builds of the workload, seen system-wide) on two
-# rows, amber's --sort sym on one: the rows are added up.
+# rows, amber's --sort sym on one: the rows are added up.  Kernel symbols
+# ([k]) are left out: a perf.data stores none, perf names them from this
+# host's kallsyms, an import without --kallsyms cannot, and on a loaded
+# machine an interrupt path can pass 3%.
 top_perf() {
 	perf report -i "$1" --stdio --no-children --sort sym -g none 2>/dev/null |
-		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); s[$NF] += p; n[$NF]++ }
+		awk '$1 ~ /%$/ && $2 != "[k]" { p = $1; sub("%", "", p); s[$NF] += p; n[$NF]++ }
 		     END { for (k in s) if (s[k] >= 3) printf "%s %.2f %d\n", k, s[k], n[k] }' | sort
 }
 
