@@ -24,10 +24,12 @@ top_amber() {
 # rows, amber's --sort sym on one: the rows are added up.  Kernel symbols
 # ([k]) are left out: a perf.data stores none, perf names them from this
 # host's kallsyms, an import without --kallsyms cannot, and on a loaded
-# machine an interrupt path can pass 3%.
+# machine an interrupt path can pass 3%.  So are addresses without a
+# symbol, which perf writes 0x0000000000186b94 and amber 0x186b94 (a
+# system-wide recording meets them in whatever else runs).
 top_perf() {
 	perf report -i "$1" --stdio --no-children --sort sym -g none 2>/dev/null |
-		awk '$1 ~ /%$/ && $2 != "[k]" { p = $1; sub("%", "", p); s[$NF] += p; n[$NF]++ }
+		awk '$1 ~ /%$/ && $2 != "[k]" && $NF !~ /^0x[0-9a-f]+$/ { p = $1; sub("%", "", p); s[$NF] += p; n[$NF]++ }
 		     END { for (k in s) if (s[k] >= 3) printf "%s %.2f %d\n", k, s[k], n[k] }' | sort
 }
 
