@@ -152,7 +152,7 @@ test_tracepoint() {
 }
 
 test_system_wide() {
-	record_import a -a -e cpu-clock -F 499 -g -- sleep 0.5 || return 0
+	record_import a -a -e cpu-clock -F 499 -g -- "$W" --work 20 || return 0
 	same_top import_a "$T/a.data" "$T/a.amber"
 	if grep -q 'kernel symbols from' "$T/a.imp.log"; then
 		ok import_a_kallsyms
