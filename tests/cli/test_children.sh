@@ -53,7 +53,7 @@ amber_children() {
 		fail "children_bounded_$_m" "amber-rec failed: $(tail -n 1 "$T/$_m.err")"
 		return
 	fi
-	"$ANA" report --children --sort sym --percent-limit 0 "$T/$_m.amber" >"$T/$_m.txt" 2>"$T/$_m.rerr" ||
+	"$ANA" report --children -g none --sort sym --percent-limit 0 "$T/$_m.amber" >"$T/$_m.txt" 2>"$T/$_m.rerr" ||
 		{ fail "children_bounded_$_m" "report failed: $(tail -n 1 "$T/$_m.rerr")"; return; }
 	bounded "children_bounded_$_m" "$T/$_m.txt"
 }
@@ -77,7 +77,7 @@ perf_children() {
 		return
 	fi
 	perf report -i "$T/p$_m.data" --children --stdio --sort sym -g none >"$T/p$_m.perf" 2>"$T/p$_m.perf.err"
-	"$ANA" report --children --sort sym --percent-limit 0 "$T/p$_m.amber" >"$T/p$_m.txt" 2>/dev/null
+	"$ANA" report --children -g none --sort sym --percent-limit 0 "$T/p$_m.amber" >"$T/p$_m.txt" 2>/dev/null
 	shares "$T/p$_m.perf" | sort >"$T/p$_m.perf.s"
 	shares "$T/p$_m.txt" | sort >"$T/p$_m.amber.s"
 	# Both tools read the same samples (and, with DWARF, unwind the same

@@ -5,7 +5,7 @@
  * frame of a callchain, the outermost included), report's self and
  * children shares (a recursive frame counts once per sample, so no entry
  * passes 100%), its sort keys and their order, the sample filters
- * (--comm, --pid, --cpu, --sym, --time and its boundaries), script's
+ * (--comm, --pid, --cpu, --sym, --time +S,+E and its boundaries), script's
  * frames, and diff's statistics on fixed counts, checked against the
  * two-proportion z-test and Holm's correction computed here.
  *
@@ -289,6 +289,7 @@ static const struct row *find_row(const struct row *rows, size_t n, const char *
 	({                                                                            \
 		int rc_;                                                              \
 		char *out_ = run_cmd(ana_cmd_report, &rc_, "report", "--percent-limit", "0", \
+				     "-g", "none", (children) ? "--children" : "--no-children", \
 				     __VA_ARGS__, NULL);                              \
 		size_t n_;                                                            \
 		assert_int_equal(rc_, 0);                                             \
@@ -472,7 +473,7 @@ static void test_children_recursion(void **state)
 	size_t n;
 
 	(void)state;
-	n = REPORT(rows, true, "--children", "--sort", "sym", paths[0]);
+	n = REPORT(rows, true, "--sort", "sym", paths[0]);
 	assert_int_equal(n, 6);
 	expect_row(rows, n, "[k] k_root", 100, 0, 0);
 	/* Three times on the stack of four samples, once on two: 6 of 10. */
@@ -506,7 +507,8 @@ static void test_children_mutual(void **state)
 
 	(void)state;
 	write_recording(paths[1], specs, AMB_ARRAY_SIZE(specs));
-	out = run_cmd(ana_cmd_report, &rc, "report", "--children", "--sort", "sym", paths[1], NULL);
+	out = run_cmd(ana_cmd_report, &rc, "report", "--children", "-g", "none", "--sort", "sym",
+		      paths[1], NULL);
 	assert_int_equal(rc, 0);
 	n = parse_rows(out, true, rows, AMB_ARRAY_SIZE(rows));
 	free(out);
@@ -568,7 +570,8 @@ static void test_sort_period(void **state)
 
 	(void)state;
 	write_recording(paths[1], specs, AMB_ARRAY_SIZE(specs));
-	out = run_cmd(ana_cmd_report, &rc, "report", "--sort", "sym", paths[1], NULL);
+	out = run_cmd(ana_cmd_report, &rc, "report", "--no-children", "-g", "none", "--sort", "sym",
+		      paths[1], NULL);
 	assert_int_equal(rc, 0);
 	n = parse_rows(out, false, rows, AMB_ARRAY_SIZE(rows));
 	free(out);
@@ -586,25 +589,32 @@ static void test_filters(void **state)
 	size_t n;
 
 	(void)state;
+	/* Shares of all samples (perf's --percentage absolute, the default). */
 	n = REPORT(rows, false, "--sort", "sym", "--comm", "beta", paths[0]);
 	assert_int_equal(n, 1);
-	expect_row(rows, n, "[k] k_other", 100, 100, 2);
+	expect_row(rows, n, "[k] k_other", 20, 20, 2);
 
 	n = REPORT(rows, false, "--sort", "sym", "--pid", "10", paths[0]);
 	assert_int_equal(n, 3);
-	expect_row(rows, n, "[k] k_leaf", 50, 50, 4);
+	expect_row(rows, n, "[k] k_leaf", 40, 40, 4);
 
 	n = REPORT(rows, false, "--sort", "sym", "--cpu", "1", paths[0]);
 	assert_int_equal(n, 1);
-	expect_row(rows, n, "[k] k_other", 100, 100, 2);
+	expect_row(rows, n, "[k] k_other", 20, 20, 2);
 
 	/* --sym on the sample's first frame: k_rec is the leaf of #4-5 only. */
 	n = REPORT(rows, false, "--sort", "sym", "--sym", "k_rec", paths[0]);
 	assert_int_equal(n, 1);
-	expect_row(rows, n, "[k] k_rec", 100, 100, 2);
+	expect_row(rows, n, "[k] k_rec", 20, 20, 2);
+
+	/* --percentage relative: shares of what the filters kept. */
+	n = REPORT(rows, false, "--sort", "sym", "--percentage", "relative", "--pid", "10", paths[0]);
+	assert_int_equal(n, 3);
+	expect_row(rows, n, "[k] k_leaf", 50, 50, 4);
+	expect_row(rows, n, "[k] k_rec", 25, 25, 2);
 }
 
-/* --time START,END in seconds from the first sample, both ends included:
+/* --time +START,+END in seconds from the first sample, both ends included:
  * samples sit exactly on the bounds (one per millisecond). */
 static void test_time_filter(void **state)
 {
@@ -613,16 +623,16 @@ static void test_time_filter(void **state)
 
 	(void)state;
 	/* #3 (0.003 s) to #6 (0.006 s): k_leaf (#3), k_rec (#4, #5), k_mid (#6). */
-	n = REPORT(rows, false, "--sort", "sym", "--time", "0.003,0.006", paths[0]);
+	n = REPORT(rows, false, "--sort", "sym", "--time", "+0.003,+0.006", paths[0]);
 	assert_int_equal(n, 3);
 	expect_row(rows, n, "[k] k_leaf", 25, 25, 1);
 	expect_row(rows, n, "[k] k_rec", 50, 50, 2);
 	expect_row(rows, n, "[k] k_mid", 25, 25, 1);
 	/* The first sample alone, and the last. */
-	n = REPORT(rows, false, "--sort", "sym", "--time", "0,0", paths[0]);
+	n = REPORT(rows, false, "--sort", "sym", "--time", "+0,+0", paths[0]);
 	assert_int_equal(n, 1);
 	expect_row(rows, n, "[k] k_leaf", 100, 100, 1);
-	n = REPORT(rows, false, "--sort", "sym", "--time", "0.009,", paths[0]);
+	n = REPORT(rows, false, "--sort", "sym", "--time", "+0.009,", paths[0]);
 	assert_int_equal(n, 1);
 	expect_row(rows, n, "[k] k_other", 100, 100, 1);
 }
