@@ -158,11 +158,11 @@ mutation codec_time_delta format/codec_sample.c \
 	"unit:format/test_codec"
 # --time's end no longer included.
 mutation time_filter_end analyze/resolve/filter.c \
-	's/(f->rel_end < 0 || rel <= f->rel_end)/(f->rel_end < 0 || rel < f->rel_end)/' \
+	's/if (time >= f->t_start\[i\] \&\& time <= f->t_end\[i\])/if (time >= f->t_start[i] \&\& time < f->t_end[i])/' \
 	"unit:analyze/test_report_core"
 # --time's start no longer included.
 mutation time_filter_start analyze/resolve/filter.c \
-	's/return rel >= f->rel_start \&\&/return rel > f->rel_start \&\&/' \
+	's/if (time >= f->t_start\[i\] \&\& time <= f->t_end\[i\])/if (time > f->t_start[i] \&\& time <= f->t_end[i])/' \
 	"unit:analyze/test_report_core"
 # The writer compresses at level 1 whatever it is asked: files stay valid
 # and read the same, only their bytes change.

@@ -622,12 +622,17 @@ static void test_time_filter(void **state)
 	size_t n;
 
 	(void)state;
-	/* #3 (0.003 s) to #6 (0.006 s): k_leaf (#3), k_rec (#4, #5), k_mid (#6). */
-	n = REPORT(rows, false, "--sort", "sym", "--time", "+0.003,+0.006", paths[0]);
+	/* #3 (0.003 s) to #6 (0.006 s), given to the nanosecond, so that the
+	 * end is exactly #6's time: k_leaf (#3), k_rec (#4, #5), k_mid (#6). */
+	n = REPORT(rows, false, "--sort", "sym", "--time", "+0.003000000,+0.006000000", paths[0]);
 	assert_int_equal(n, 3);
 	expect_row(rows, n, "[k] k_leaf", 25, 25, 1);
 	expect_row(rows, n, "[k] k_rec", 50, 50, 2);
 	expect_row(rows, n, "[k] k_mid", 25, 25, 1);
+	/* An end a nanosecond before #6 leaves it out. */
+	n = REPORT(rows, false, "--sort", "sym", "--time", "+0.003,+0.005999999", paths[0]);
+	assert_int_equal(n, 2);
+	expect_row(rows, n, "[k] k_rec", 66.67, 66.67, 2);
 	/* The first sample alone, and the last. */
 	n = REPORT(rows, false, "--sort", "sym", "--time", "+0,+0", paths[0]);
 	assert_int_equal(n, 1);
