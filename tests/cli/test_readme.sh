@@ -25,6 +25,9 @@ want() {
 			echo "no hardware PMU on this machine"
 			echo "exit status 125"
 		fi ;;
+	*"--sort symbol,nosuch "*)
+		echo "amber-analyze: error: report: unknown sort key 'nosuch'; keys: comm, pid, tid, dso, sym (symbol), srcline"
+		echo "exit status 2" ;;
 	*"report --off-cpu "*)
 		echo "no sched:sched_switch samples: record the scheduler with amber-rec --off-cpu"
 		echo "exit status 1" ;;
