@@ -94,7 +94,11 @@ static void usage(FILE *f)
 		"  -c, --count PERIOD       sample every PERIOD events instead\n"
 		"  -g                       kernel+user call chains (frame pointers)\n"
 		"      --call-graph MODE    fp, or dwarf[,SIZE] (user stack copy, default %u)\n"
-		"  -d, --data               data addresses, data source and weight\n"
+		"  -d, --data               data addresses and their source (what the PMU says\n"
+		"                           of them), and the data mappings that hold them\n"
+		"      --phys-data          physical addresses of the data\n"
+		"      --data-page-size     page size of the data addresses\n"
+		"  -W, --weight             the cost of each access (latency, where the PMU gives it)\n"
 		"  -b, --branch             branch stacks (needs a PMU with LBR/BRBE)\n"
 		"  -p, --pid PIDS           attach to processes (all their threads)\n"
 		"  -t, --tid TIDS           attach to threads\n"
@@ -211,6 +215,10 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	sp->callgraph = s->opts.callgraph;
 	sp->stack_size = s->opts.stack_size;
 	sp->data = s->opts.data;
+	sp->phys_data = s->opts.phys_data;
+	sp->data_page_size = s->opts.data_page_size;
+	sp->weight = s->opts.weight;
+	sp->weight_struct = s->opts.weight && rec_weight_struct();
 	sp->branch = s->opts.branch;
 	sp->enable_on_exec = s->target.kind == REC_TARGET_CMD;
 	sp->inherit = s->target.kind != REC_TARGET_TID && s->target.kind != REC_TARGET_SYSTEM;
@@ -337,6 +345,7 @@ static int write_kernel_and_synth(struct rec_session *s)
 	x.time = s->start_ns;
 	x.cpu = (uint32_t)s->target.cpus[0];
 	x.buildids = &bids;
+	x.data = s->opts.data;
 	x.cache = rec_buildid_cache_new();
 	if (!x.cache)
 		err = -ENOMEM;

@@ -28,6 +28,7 @@ struct rec_synth_ctx {
 	struct rec_buildid vdso;   /* this kernel's vDSO, read once */
 	bool vdso_done;
 	uint64_t nr_records;       /* records appended so far */
+	bool data;                 /* -d: data mappings too, as mmap_data reports them */
 };
 
 /* Append a COMM / FORK (thread @tid to its process @pid) / MMAP2 record
@@ -53,7 +54,8 @@ int rec_synth_mmap2(struct rec_synth_ctx *x, struct amb_buf *out, const struct r
 
 /*
  * COMM, FORK (each thread to its process) and MMAP2 for every executable
- * mapping of process @pid, build-ids read through the cache and listed
+ * mapping of process @pid (with x->data every mapping: files, [heap],
+ * [stack], and anonymous memory as "//anon", perf's name), build-ids read through the cache and listed
  * once in x->buildids.  A process that vanished meanwhile or cannot be
  * read is skipped: returns 0 with nothing added.  Errors: -ENOMEM, -E2BIG.
  */
