@@ -46,6 +46,7 @@
 #include "record/evsel.h"
 #include "record/kernel.h"
 #include "record/ksyms_trim.h"
+#include "record/mem.h"
 #include "record/meta.h"
 #include "record/options.h"
 #include "record/output.h"
@@ -88,6 +89,7 @@ static void usage(FILE *f)
 		"usage: amber-rec [OPTIONS] -- COMMAND [ARGS]\n"
 		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -a | -C CPUS\n"
 		"       amber-rec stat [OPTIONS] -- COMMAND [ARGS]   (amber-rec stat --help)\n"
+		"       amber-rec mem [OPTIONS] -- COMMAND [ARGS]    (amber-rec mem --help)\n"
 		"       amber-rec --list-events [PATTERN] [-v]\n\n"
 		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
 		"  -F, --freq HZ            samples per second (default %u)\n"
@@ -555,6 +557,9 @@ static uint64_t trim_kernel_symbols(struct rec_session *s)
 	return err ? 0 : st.raw_saved;
 }
 
+/* `amber-rec mem`'s rewritten command line (mem.c), when that was the command. */
+static struct rec_mem_cmdline mem_cmdline;
+
 static void rec_session_free(struct rec_session *s)
 {
 	rec_drain_free(&s->drain);
@@ -563,6 +568,7 @@ static void rec_session_free(struct rec_session *s)
 	rec_output_close(&s->out);
 	rec_events_free(&s->events);
 	rec_opts_free(&s->opts);
+	rec_mem_cmdline_free(&mem_cmdline);
 }
 
 int main(int argc, char **argv)
@@ -582,9 +588,18 @@ int main(int argc, char **argv)
 	amb_set_warn(print_warning, NULL);
 	if (argc > 1 && !strcmp(argv[1], "stat"))
 		return rec_stat_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "mem")) {
+		/* perf mem record: a recording with this host's memory events. */
+		struct rec_mem_probe probe;
+
+		if (rec_mem_probe(&probe) ||
+		    (ret = rec_mem_cmdline(argc, argv, &probe, &mem_cmdline, stdout)) >= 0)
+			return ret;
+	}
 	s->target.go_fd = s->target.err_fd = -1;
 	s->out.fd = -1;
-	if (rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err))) {
+	if (rec_opts_parse(&s->opts, mem_cmdline.argv ? mem_cmdline.argc : argc,
+			   mem_cmdline.argv ? mem_cmdline.argv : argv, s->err, sizeof(s->err))) {
 		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec --help)\n", s->err);
 		rec_opts_free(&s->opts);
 		return EXIT_REC_FAIL;
