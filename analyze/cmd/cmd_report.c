@@ -25,6 +25,7 @@
 
 #include "analyze/cmd/cmd.h"
 #include "analyze/cmd/report.h"
+#include "analyze/cmd/report_memkeys.h"
 #include "common/util.h"
 #include <amber/common.h>
 
@@ -180,6 +181,8 @@ static int append_value(struct report *r, const struct sort_key *k, const struct
 		return amb_buf_printf(b, "%03u%c", smp->cpu, KEY_SEP);
 	case SK_EVENT:
 		return key_put(b, smp->evt ? smp->evt->name : "[unknown]");
+	case SK_MEM:
+		return ana_report_memkey_value(r, k, smp, t);
 	case SK_FIELD:
 		r->val.len = 0;
 		if (!r->tp || !smp->evt || !smp->evt->tracepoint ||
@@ -250,6 +253,9 @@ static void key_identity(const struct report *r, const struct ana_sample *smp,
 		case SK_EVENT:
 			id[0] = (uintptr_t)smp->evt;
 			id[1] = 0;
+			break;
+		case SK_MEM:
+			ana_report_memkey_identity(r, &r->keys[i], smp, id);
 			break;
 		case SK_SRCLINE:
 		case SK_FIELD:
@@ -611,6 +617,9 @@ static int parse_sort(struct report *r, const char *arg)
 		if (i < AMB_ARRAY_SIZE(ana_report_sort_names)) {
 			k->kind = ana_report_sort_names[i].kind;
 			k->name = ana_report_sort_names[i].header;
+		} else if (ana_report_memkey_parse(k, tok)) {
+			if (!ana_report_memkey_has_identity(k))
+				r->fast_keys = false;
 		} else {
 			/* Anything else names a tracepoint field (prev_comm, ...). */
 			k->kind = SK_FIELD;
@@ -679,6 +688,7 @@ static const char usage[] =
 "\n"
 "  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,cpu,event or tracepoint\n"
 "                         fields (prev_comm, ...); default comm,dso,sym\n"
+ANA_REPORT_MEMKEYS_HELP
 "      --children         accumulate callers' overhead over callchains\n"
 "      --no-children      self overhead only (the default)\n"
 "  -g, --call-graph[=caller|callee[,PCT]]\n"
@@ -747,6 +757,7 @@ static int free_report(struct report *r, int rc)
 	memo_clear(&r->memos);
 	amb_hashmap_free(&r->memos.map);
 	free(r->memos.key);
+	ana_report_memkeys_free(r);
 	ana_pipeline_close(r->p);
 	ana_intern_free(&r->strings);
 	amb_hashmap_free(&r->cg_names);
@@ -805,6 +816,9 @@ int ana_cmd_report(int argc, char **argv)
 		return free_report(&r, 1);
 	r.s = ana_pipeline_session(r.p);
 	r.tp = ana_pipeline_tp(r.p);
+	rc = ana_report_memkeys_open(&r, path);
+	if (rc)
+		return free_report(&r, rc);
 	r.nr_hists = ana_session_event_count(r.s) + 1;
 	r.hists = calloc(r.nr_hists, sizeof(*r.hists));
 	if (!r.hists)

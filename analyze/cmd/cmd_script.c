@@ -21,6 +21,7 @@ enum {
 	F_IP = 1u << 4, F_SYM = 1u << 5, F_DSO = 1u << 6, F_SRCLINE = 1u << 7,
 	F_PERIOD = 1u << 8, F_CPU = 1u << 9, F_TRACE = 1u << 10, F_PID = 1u << 11,
 	F_ADDR = 1u << 12, F_WEIGHT = 1u << 13, F_DATA_SRC = 1u << 14, F_TOD = 1u << 15,
+	F_PHYS_ADDR = 1u << 16, F_DATA_PAGE_SIZE = 1u << 17, F_INS_LAT = 1u << 18,
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
@@ -28,7 +29,8 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "event", F_EVENT }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
 	{ "srcline", F_SRCLINE }, { "period", F_PERIOD }, { "cpu", F_CPU },
 	{ "trace", F_TRACE }, { "addr", F_ADDR }, { "weight", F_WEIGHT },
-	{ "data_src", F_DATA_SRC }, { "tod", F_TOD },
+	{ "data_src", F_DATA_SRC }, { "tod", F_TOD }, { "phys_addr", F_PHYS_ADDR },
+	{ "data_page_size", F_DATA_PAGE_SIZE }, { "ins_lat", F_INS_LAT },
 };
 
 /* As perf script: addr is shown by default for samples that have one (-d). */
@@ -49,6 +51,7 @@ struct script {
 	struct ana_progress progress;
 	unsigned nr_frames;    /* of the current sample */
 	int64_t realtime_off;  /* CLOCK_REALTIME - perf clock, ns (for tod) */
+	int data_src_width;    /* the widest data_src text so far (perf pads to it) */
 	time_t tod_sec;        /* the second tod_text shows, or -1 */
 	char tod_text[32];     /* "YYYY-MM-DD HH:MM:SS", local time */
 };
@@ -175,6 +178,28 @@ static const char *tod(struct script *sc, uint64_t t, unsigned *usec)
 	return sc->tod_text;
 }
 
+/* The fields of a data source, in perf's words (resolve/datasrc.h). */
+static void json_mem(struct ana_out *o, uint64_t data_src)
+{
+	struct ana_datasrc d;
+	char buf[96];
+
+	ana_datasrc_decode(data_src, &d);
+	ana_out_str(o, ",\"mem\":{\"op\":");
+	ana_out_json(o, ana_datasrc_op(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"level\":");
+	ana_out_json(o, ana_datasrc_level(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"snoop\":");
+	ana_out_json(o, ana_datasrc_snoop(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"tlb\":");
+	ana_out_json(o, ana_datasrc_tlb(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"lock\":");
+	ana_out_json(o, ana_datasrc_lock(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"blk\":");
+	ana_out_json(o, ana_datasrc_blk(&d, buf, sizeof(buf)));
+	ana_out_printf(o, ",\"remote\":%s,\"hops\":%u}", d.remote ? "true" : "false", d.hops);
+}
+
 static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 			      struct ana_thread *t, unsigned want)
 {
@@ -233,10 +258,28 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 	}
 	if ((sc->fields & F_DATA_SRC) && has_field(smp, PERF_SAMPLE_DATA_SRC)) {
 		ana_out_printf(o, "%s\"data_src\":\"0x%" PRIx64 "\"", sep, smp->data_src);
+		json_mem(o, smp->data_src);
 		sep = ",";
 	}
-	if ((sc->fields & F_WEIGHT) && has_field(smp, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		ana_out_printf(o, "%s\"weight\":%" PRIu64, sep, smp->weight);
+	if (sc->fields & (F_WEIGHT | F_INS_LAT)) {
+		uint64_t w;
+		uint32_t ins_lat;
+
+		if (ana_sample_weight(smp, &w, &ins_lat) && (sc->fields & F_WEIGHT)) {
+			ana_out_printf(o, "%s\"weight\":%" PRIu64, sep, w);
+			sep = ",";
+		}
+		if ((sc->fields & F_INS_LAT) && has_field(smp, PERF_SAMPLE_WEIGHT_STRUCT)) {
+			ana_out_printf(o, "%s\"ins_lat\":%" PRIu32, sep, ins_lat);
+			sep = ",";
+		}
+	}
+	if ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) {
+		ana_out_printf(o, "%s\"phys_addr\":\"0x%" PRIx64 "\"", sep, smp->phys_addr);
+		sep = ",";
+	}
+	if ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE)) {
+		ana_out_printf(o, "%s\"data_page_size\":%" PRIu64, sep, smp->data_page_size);
 		sep = ",";
 	}
 	if (sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE)) {
@@ -323,11 +366,39 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		ana_out_char(o, ' ');
 	}
 	if ((sc->fields & F_DATA_SRC) && has_field(smp, PERF_SAMPLE_DATA_SRC)) {
+		char text[160];
+		int n;
+
+		/* perf script: the value, its description, padded to the
+		 * widest so far. */
 		ana_out_x64(o, smp->data_src, 16);
 		ana_out_char(o, ' ');
+		ana_datasrc_describe(smp->data_src, text, sizeof(text));
+		n = (int)strlen(text);
+		sc->data_src_width = AMB_MAX(sc->data_src_width, n);
+		ana_out_printf(o, "%-*s ", sc->data_src_width, text);
 	}
-	if ((sc->fields & F_WEIGHT) && has_field(smp, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		ana_out_u64(o, smp->weight, 16, ' ');
+	if (sc->fields & (F_WEIGHT | F_INS_LAT)) {
+		uint64_t w;
+		uint32_t ins_lat;
+
+		if (ana_sample_weight(smp, &w, &ins_lat) && (sc->fields & F_WEIGHT)) {
+			ana_out_u64(o, w, 16, ' ');
+			ana_out_char(o, ' ');
+		}
+		if ((sc->fields & F_INS_LAT) && has_field(smp, PERF_SAMPLE_WEIGHT_STRUCT)) {
+			ana_out_u64(o, ins_lat, 16, ' ');
+			ana_out_char(o, ' ');
+		}
+	}
+	if ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) {
+		ana_out_x64(o, smp->phys_addr, 16);
+		ana_out_char(o, ' ');
+	}
+	if ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE)) {
+		char size[24];
+
+		ana_out_str(o, ana_page_size_name(smp->data_page_size, size, sizeof(size)));
 		ana_out_char(o, ' ');
 	}
 	if (!loc_fields) {
@@ -398,9 +469,11 @@ static const char usage[] =
 "Every sample, with its callchain, in time order.\n"
 "\n"
 "  -F, --fields LIST      comm,pid,tid,time,tod,event,ip,sym,dso,srcline,period,cpu,\n"
-"                         trace,addr,data_src,weight (+LIST adds to the default;\n"
-"                         addr, data_src and weight where the samples have them, -d;\n"
-"                         tod: wall-clock date and time)\n"
+"                         trace,addr,data_src,weight,ins_lat,phys_addr,data_page_size\n"
+"                         (+LIST adds to the default; addr and data_src where the\n"
+"                         samples have them, -d; weight and ins_lat, -W; phys_addr,\n"
+"                         --phys-data; data_page_size, --data-page-size; data_src is\n"
+"                         decoded as perf script does; tod: wall-clock date and time)\n"
 "      --max-stack N      at most N frames per sample\n"
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --no-inline        no inlined functions in callchains\n"

@@ -17,12 +17,14 @@
 #define KEY_SEP '\x1f'
 #define MAX_FRAMES 1024
 
-enum sort_kind { SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT, SK_FIELD };
+enum sort_kind { SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT, SK_FIELD,
+		 SK_MEM /* a memory key: report_memkeys.c */ };
 
 struct sort_key {
 	enum sort_kind kind;
 	const char *name;       /* header, or the tracepoint field's name */
 	bool per_frame;         /* depends on the frame (dso, sym, srcline) */
+	int mem;                /* SK_MEM: which one (report_memkeys.c) */
 };
 
 /* The sort keys --sort knows, indexed by enum sort_kind (report.c). */
@@ -132,6 +134,7 @@ struct report {
 	struct hist_entry **stack_entries; /* its distinct entries, MAX_FRAMES */
 	bool memo_on;                  /* fast_keys: stacks can be memoized */
 	struct memo_table memos;
+	struct ana_report_mem *mem;    /* the memory keys' state (report_memkeys.c) */
 };
 
 /* The header lines: host, kernel, command, duration, samples, events. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/cmd/report.h"
+#include "analyze/cmd/report_memkeys.h"
 #include "common/perf_stat.h"
 #include "common/util.h"
 
@@ -60,6 +61,20 @@ static const char *key_text(const char *key, size_t i, char *buf, size_t len)
 	char raw[4096];
 
 	return amb_text_escape(buf, len, key_value(key, i, raw, sizeof(raw)));
+}
+
+/* The text entry @e shows for its @k-th key: as stored, but for the memory
+ * keys that show a total (report_memkeys.c).  @escaped: for text output. */
+static const char *entry_text(const struct report *r, const struct hist_entry *e, size_t k,
+			      bool escaped, char *buf, size_t len)
+{
+	if (escaped)
+		key_text(e->key, k, buf, len);
+	else
+		key_value(e->key, k, buf, len);
+	if (r->keys[k].kind == SK_MEM)
+		ana_report_memkey_show(&r->keys[k], e->samples, buf, len);
+	return buf;
 }
 
 static int cg_cmp(const void *a, const void *b)
@@ -258,9 +273,10 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 			for (k = 0; k < r->nr_keys; k++) {
 				ana_out_printf(o, ",");
 				ana_out_json(o, r->keys[k].kind == SK_FIELD ? r->keys[k].name :
+						r->keys[k].kind == SK_MEM ? ana_report_memkey_opt(&r->keys[k]) :
 						ana_report_sort_names[r->keys[k].kind].opt);
 				ana_out_printf(o, ":");
-				ana_out_json(o, key_value(v[i]->key, k, buf, sizeof(buf)));
+				ana_out_json(o, entry_text(r, v[i], k, false, buf, sizeof(buf)));
 			}
 			ana_out_printf(o, "}");
 		}
@@ -271,7 +287,7 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 	for (k = 0; k < r->nr_keys; k++) {
 		width[k] = strlen(amb_text_escape(buf, sizeof(buf), r->keys[k].name));
 		for (i = 0; i < nr && i < 10000; i++)
-			width[k] = AMB_MAX(width[k], strlen(key_text(v[i]->key, k, buf, sizeof(buf))));
+			width[k] = AMB_MAX(width[k], strlen(entry_text(r, v[i], k, true, buf, sizeof(buf))));
 		width[k] = AMB_MIN(width[k], 60);
 	}
 	ana_out_printf(o, "# Samples: %" PRIu64 " of event '", h->samples);
@@ -298,7 +314,7 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 			ana_out_printf(o, "  %7.2f%%", pct(v[i]->period, total));
 		ana_out_printf(o, "  %10" PRIu64 "  %14" PRIu64, v[i]->samples, v[i]->period);
 		for (k = 0; k < r->nr_keys; k++) {
-			key_text(v[i]->key, k, buf, sizeof(buf));
+			entry_text(r, v[i], k, true, buf, sizeof(buf));
 			if (k + 1 < r->nr_keys)
 				ana_out_printf(o, "  %-*.*s", (int)width[k], (int)width[k], buf);
 			else

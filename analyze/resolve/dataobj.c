@@ -16,6 +16,10 @@
 #include "analyze/resolve/dataobj.h"
 #include "analyze/resolve/symbols.h"
 
+/* How far below [stack] a fault grows it: Linux's stack_guard_gap, 256
+ * pages of 4 KiB by default. */
+#define STACK_GROWTH (1u << 20)
+
 /* The ELF address of @addr in @d's image as @map (a mapping of @d's file)
  * places it; false when @addr is not in one of its segments. */
 static bool image_vaddr(struct ana_dso_table *dsos, const struct ana_map *map, uint64_t addr,
@@ -54,8 +58,17 @@ void ana_dobj_resolve(struct ana_dso_table *dsos, struct ana_thread *t, uint64_t
 		return;
 	}
 	map = t ? ana_thread_find_map(t, addr) : NULL;
-	if (!map)
+	if (!map) {
+		/*
+		 * A fault just below the stack grows it: the kernel reports the
+		 * grown [stack] right after the sample.  Growth is refused
+		 * farther away than the stack guard gap (256 pages).
+		 */
+		map = t ? ana_thread_next_map(t, addr) : NULL;
+		if (map && !strcmp(map->dso->path, "[stack]") && map->start - addr <= STACK_GROWTH)
+			o->kind = ANA_DOBJ_STACK;
 		return;
+	}
 	switch (map->dso->type) {
 	case ANA_DSO_TYPE_FILE:
 		in_image(dsos, map, addr, o);

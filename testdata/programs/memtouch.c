@@ -5,7 +5,10 @@
  *
  *   memtouch_global  a global array in .bss, GLOBAL_PAGES pages (touch_global)
  *   heap             a malloc()ed buffer of HEAP_PAGES pages, below glibc's
- *                    mmap threshold, so in the brk heap (touch_heap)
+ *                    mmap threshold, so in the brk heap (touch_heap); a
+ *                    second block makes the heap grow once more, as the
+ *                    kernel names it "[heap]" only in the records of its
+ *                    later growths (the first says "//anon")
  *   stack            an array on touch_stack's own frame, STACK_PAGES pages
  *
  * Each touch_* function writes one byte of every page of its buffer, and
@@ -42,18 +45,16 @@
 #define GLOBAL_PAGES 64u
 #define HEAP_PAGES   16u   /* 64 KiB: below the 128 KiB mmap threshold */
 #define STACK_PAGES  32u
+#define SPARE_BYTES  (100u << 10)   /* more than the heap's first growth leaves */
 
 char memtouch_global[GLOBAL_PAGES * PAGE] __attribute__((aligned(4096)));
-
-/* Where touch_stack's array was, for the report. */
-static uintptr_t stack_lo, stack_hi;
 
 /* The linker's bounds of the program's text. */
 extern const char __executable_start[], etext[];
 
 NOINLINE void touch_global(unsigned pages);
 NOINLINE void touch_heap(char *buf, unsigned pages);
-NOINLINE void touch_stack(unsigned pages);
+NOINLINE void touch_stack(unsigned pages, uintptr_t range[2]);
 
 NOINLINE void touch_global(unsigned pages)
 {
@@ -71,13 +72,14 @@ NOINLINE void touch_heap(char *buf, unsigned pages)
 		p[(size_t)i * PAGE] = (char)i;
 }
 
-NOINLINE void touch_stack(unsigned pages)
+/* @range is on the caller's stack, whose page is there already. */
+NOINLINE void touch_stack(unsigned pages, uintptr_t range[2])
 {
 	char buf[STACK_PAGES * PAGE];
 	volatile char *p = buf;
 
-	stack_lo = (uintptr_t)buf;
-	stack_hi = (uintptr_t)buf + sizeof(buf);
+	range[0] = (uintptr_t)buf;
+	range[1] = (uintptr_t)buf + sizeof(buf);
 	/* From the top down, the way the stack grows. */
 	for (unsigned i = pages; i-- > 0;)
 		p[(size_t)i * PAGE] = (char)i;
@@ -92,7 +94,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	unsigned rounds = 1;
-	char *heap;
+	uintptr_t stack[2];
+	char *heap, *spare;
 	pid_t child;
 	int status;
 
@@ -115,17 +118,18 @@ int main(int argc, char **argv)
 		}
 	}
 	heap = malloc((size_t)HEAP_PAGES * PAGE);
-	if (!heap)
+	spare = malloc(SPARE_BYTES);
+	if (!heap || !spare)
 		return 1;
 	for (unsigned r = 0; r < rounds; r++) {
 		touch_global(GLOBAL_PAGES);
 		touch_heap(heap, HEAP_PAGES);
-		touch_stack(STACK_PAGES);
+		touch_stack(STACK_PAGES, stack);
 	}
 	printf("global %p %p\n", (void *)memtouch_global,
 	       (void *)(memtouch_global + sizeof(memtouch_global)));
 	printf("heap %p %p\n", (void *)heap, (void *)(heap + (size_t)HEAP_PAGES * PAGE));
-	printf("stack %p %p\n", (void *)stack_lo, (void *)stack_hi);
+	printf("stack %p %p\n", (void *)stack[0], (void *)stack[1]);
 	printf("text %p %p\n", (const void *)__executable_start, (const void *)etext);
 	fflush(stdout);
 
@@ -135,11 +139,12 @@ int main(int argc, char **argv)
 	if (!child) {
 		touch_global(GLOBAL_PAGES);
 		touch_heap(heap, HEAP_PAGES);
-		touch_stack(STACK_PAGES);
+		touch_stack(STACK_PAGES, stack);
 		_exit(0);
 	}
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
 		return 1;
+	free(spare);
 	free(heap);
 	return 0;
 }
