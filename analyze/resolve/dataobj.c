@@ -28,7 +28,10 @@ static bool image_vaddr(struct ana_dso_table *dsos, const struct ana_map *map, u
 	struct ana_dso *d = map->dso;
 	uint64_t bias;
 
-	if (d->type != ANA_DSO_TYPE_FILE || ana_dso_resolve(dsos, d) != ANA_DSO_FOUND ||
+	/* A data file (ld.so.cache, a locale archive) has no build-id: only
+	 * ELF images, which have one, are looked for. */
+	if (d->type != ANA_DSO_TYPE_FILE || (!d->build_id_len && d->status != ANA_DSO_FOUND) ||
+	    ana_dso_resolve(dsos, d) != ANA_DSO_FOUND ||
 	    ana_dso_load_bias(d, map->start, map->pgoff, map->end - map->start, &bias))
 		return false;
 	*vaddr = addr - bias;
