@@ -1,0 +1,280 @@
+#!/bin/sh
+# tests/cli/test_mem.sh - memory samples (issue 15): node attribution,
+# remote accesses, weights and data sources on synthetic recordings of two
+# and four NUMA nodes (build/tools/mkmemsynth, whose comment says what each
+# holds), the errors for what a recording lacks, topology, and on this
+# machine page faults of build/programs/memtouch recorded with -d
+# --phys-data: every data address in the buffer the code touched, named by
+# its data object, every physical address in a recorded range.
+. "$(dirname "$0")/lib.sh"
+
+MKMEM=$B/tools/mkmemsynth
+MEM='cpu/mem-loads,ldlat=30/P'
+
+# py NAME CODE FILE: run python3 CODE with the JSON of FILE as `d`; it
+# prints "ok" or what is wrong.
+py() {
+	_r=$(python3 -c "import json,sys
+d = json.load(open(sys.argv[1]))
+$2" "$3" 2>&1)
+	if [ "$_r" = ok ]; then ok "$1"; else fail "$1" "$_r"; fi
+}
+
+synth_setup() {
+	need_ana mem_synth || return 1
+	need_file mem_synth "$MKMEM" || return 1
+	need_cmd mem_synth python3 || return 1
+	"$MKMEM" "$T/s2.amber" && "$MKMEM" --nodes 4 "$T/s4.amber" &&
+		"$MKMEM" --no-phys "$T/s0.amber" || { fail mkmemsynth; return 1; }
+}
+
+# Two nodes: per node, local and remote, weights and their percentiles.
+t_synth_mem() {
+	"$ANA" mem --json "$T/s2.amber" >"$T/m2.json" || { fail mem_synth_runs; return; }
+	py mem_synth_nodes '
+n = {x["node"]: x for x in d["nodes"]}
+want = {0: (40, 20, 20, 347.5, 100), 1: (80, 40, 40, 322.5, 200)}
+bad = [k for k, (s, l, r, a, p) in want.items()
+       if (n[k]["samples"], n[k]["local"], n[k]["remote"], n[k]["avg_weight"], n[k]["pct_weight"]) != (s, l, r, a, p)]
+if bad or n[None]["samples"] != 20 or d["header"]["samples"] != 140 or d["header"]["skipped"] != 8:
+    print("nodes", d["nodes"], d["header"])
+else:
+    print("ok")' "$T/m2.json"
+	py mem_synth_matrix '
+m = {(x["cpu_node"], x["mem_node"]): x["samples"] for x in d["matrix"]}
+print("ok" if m == {(0, 0): 20, (0, 1): 40, (0, None): 10, (1, 0): 20, (1, 1): 40, (1, None): 10} else m)' "$T/m2.json"
+	py mem_synth_levels '
+l = {x["level"]: x["samples"] for x in d["levels"]}
+print("ok" if l == {"RAM hit": 60, "Remote node, same socket RAM hit": 60, "L1 hit": 20} else l)' "$T/m2.json"
+	py mem_synth_objects '
+o = d["objects"]
+print("ok" if len(o) == 1 and o[0]["object"] == "[heap]" and o[0]["mapping"] == "[heap]"
+      and o[0]["samples"] == 140 and sorted(x["samples"] for x in o[0]["nodes"]) == [20, 40, 80]
+      else o)' "$T/m2.json"
+	"$ANA" mem --json --percentile 100 "$T/s2.amber" >"$T/m2p.json" &&
+		py mem_synth_percentile '
+n = {x["node"]: x["pct_weight"] for x in d["nodes"]}
+print("ok" if n == {0: 10000, 1: 10000, None: 5} else n)' "$T/m2p.json"
+	"$ANA" mem "$T/s2.amber" >"$T/m2.txt" 2>&1 &&
+		grep -q '^  1                80   57.14%         40         40          0        322.5          200$' "$T/m2.txt" &&
+		ok mem_synth_text || fail mem_synth_text "$(head -12 "$T/m2.txt")"
+}
+
+# report's node and remote keys agree with the same counts.
+t_synth_report() {
+	"$ANA" report -e "$MEM" --sort node,remote --json "$T/s2.amber" >"$T/r2.json" ||
+		{ fail report_node_remote "exit $?"; return; }
+	py report_node_remote '
+e = {(x["node"], x["remote"]): x["samples"] for x in d["events"][0]["entries"]}
+print("ok" if e == {("0", "local"): 20, ("0", "remote"): 20, ("1", "local"): 40,
+                    ("1", "remote"): 40, ("unknown", "unknown"): 20} else e)' "$T/r2.json"
+	"$ANA" report -e "$MEM" --sort mem,snoop,tlb,locked,blocked --json "$T/s2.amber" >"$T/r2m.json" &&
+		py report_mem_keys '
+e = {(x["mem"], x["snoop"], x["tlb"], x["locked"], x["blocked"]): x["samples"] for x in d["events"][0]["entries"]}
+print("ok" if e == {("RAM hit", "Hit", "N/A", "No", "N/A"): 60,
+                    ("Remote node, same socket RAM hit", "Hit", "N/A", "No", "N/A"): 60,
+                    ("L1 hit", "None", "N/A", "No", "N/A"): 20} else e)' "$T/r2m.json"
+	"$ANA" report -e "$MEM" --sort local_weight,weight --json "$T/s2.amber" >"$T/r2w.json" &&
+		py report_weight_keys '
+e = {x["local_weight"]: (x["samples"], x["weight"]) for x in d["events"][0]["entries"]}
+print("ok" if e == {"10000": (2, "20000"), "200": (79, "15800"), "100": (39, "3900"), "5": (20, "100")} else e)' "$T/r2w.json"
+	"$ANA" report -e "$MEM" --sort symbol_daddr,dso_daddr,phys_daddr --json "$T/s2.amber" >"$T/r2d.json" &&
+		py report_daddr_keys '
+e = d["events"][0]["entries"]
+ok = all(x["symbol_daddr"] == "[.] [heap]" and x["dso_daddr"] == "[heap]" for x in e)
+# 10 + 20 addresses in the nodes, 0, and two in no range
+print("ok" if ok and sum(x["samples"] for x in e) == 140 and len(e) == 33 else e[:3])' "$T/r2d.json"
+}
+
+# Four nodes, two ranges each but one: every edge of the interleaving.
+t_synth_four() {
+	"$ANA" mem --json "$T/s4.amber" >"$T/m4.json" || { fail mem_four_nodes "exit $?"; return; }
+	py mem_four_nodes '
+n = {x["node"]: (x["samples"], x.get("local"), x.get("remote")) for x in d["nodes"]}
+m = {(x["cpu_node"], x["mem_node"]): x["samples"] for x in d["matrix"]}
+want = {(c, k): 10 for c in range(4) for k in range(4)}
+want.update({(c, None): 2 for c in range(4)})
+print("ok" if n == {0: (40, 10, 30), 1: (40, 10, 30), 2: (40, 10, 30), 3: (40, 10, 30),
+                    None: (8, None, None)} and m == want else (n, m))' "$T/m4.json"
+	"$ANA" report -e "$MEM" --sort node --json "$T/s4.amber" >"$T/r4.json" &&
+		py report_four_nodes '
+e = {x["node"]: x["samples"] for x in d["events"][0]["entries"]}
+print("ok" if e == {"0": 40, "1": 40, "2": 40, "3": 40, "unknown": 8} else e)' "$T/r4.json"
+	"$ANA" topology --json "$T/s4.amber" >"$T/t4.json" &&
+		py topology_four_nodes '
+n = d["nodes"]
+ok = [x["node"] for x in n] == [0, 1, 2, 3] and n[3]["distance"] == [21, 21, 21, 10]
+ok = ok and [len(x["ranges"]) for x in n] == [2, 2, 1, 2] and n[2]["ranges"][0] == {"start": "0x80000000", "end": "0xc0000000"}
+ok = ok and n[1]["hugepages"] == [{"size_kb": 2048, "total": 16, "free": 1}] and n[3]["cpus"] == "6-7"
+ok = ok and d["memory_block_size"] == 134217728 and len(d["cpus"]) == 8 and len(d["packages"]) == 4
+c = {(x["level"], x["type"]): x["instances"] for x in d["caches"]}
+print("ok" if ok and c == {(1, "Data"): 8, (3, "Unified"): 4} else d)' "$T/t4.json"
+	"$ANA" topology "$T/s4.amber" >"$T/t4.txt"
+	if grep -q '^  3        21    21    21    10$' "$T/t4.txt" &&
+		grep -q '^  2       0x80000000-0xc0000000 ' "$T/t4.txt" && ! grep -q '^  several' "$T/t4.txt"; then
+		ok topology_text
+	else
+		fail topology_text "$(head -30 "$T/t4.txt")"
+	fi
+}
+
+# data_src as perf script prints it, and its fields in JSON.
+t_synth_script() {
+	"$ANA" script -e "$MEM" -F cpu,data_src "$T/s2.amber" >"$T/s2.txt" || { fail script_data_src; return; }
+	n=$(grep -c '103a00202042 |OP LOAD|LVL Remote node, same socket RAM hit|SNP Hit|TLB N/A|LCK No|BLK  N/A' "$T/s2.txt")
+	l=$(grep -c '1a00201042 |OP LOAD|LVL RAM hit|SNP Hit|TLB N/A|LCK No|BLK  N/A' "$T/s2.txt")
+	if [ "$n" = 60 ] && [ "$l" = 60 ]; then ok script_data_src; else fail script_data_src "$n remote, $l local lines"; fi
+	"$ANA" script -e "$MEM" --json -F data_src,phys_addr,weight "$T/s2.amber" | head -1 >"$T/s2.json" &&
+		py script_data_src_json '
+m = d["mem"]
+print("ok" if (m["op"], m["level"], m["snoop"], m["remote"], m["hops"], d["weight"]) ==
+      ("LOAD", "RAM hit", "Hit", False, 0, 10000) and d["phys_addr"] == "0x1040" else d)' "$T/s2.json"
+}
+
+# What a recording does not hold is an error naming the option.
+t_errors() {
+	"$ANA" report --sort node "$T/s0.amber" >/dev/null 2>"$T/e0" && fail node_without_phys "exit 0" ||
+		{ grep -q "sort key 'node' needs the samples' physical addresses.*record with --phys-data" "$T/e0" &&
+			ok node_without_phys || fail node_without_phys "$(cat "$T/e0")"; }
+	"$ANA" report -e cpu-clock --sort mem "$T/s2.amber" >/dev/null 2>"$T/e1" && fail mem_key_without_src "exit 0" ||
+		{ grep -q "event 'cpu-clock' of .* has none: record with -d" "$T/e1" &&
+			ok mem_key_without_src || fail mem_key_without_src "$(cat "$T/e1")"; }
+	"$ANA" report -e "$MEM" --sort weight "$T/s2.amber" >/dev/null 2>&1 && ok weight_key ||
+		fail weight_key
+	"$ANA" mem "$T/s0.amber" >"$T/m0.txt" 2>&1 && grep -q 'record with --phys-data' "$T/m0.txt" &&
+		ok mem_without_phys || fail mem_without_phys "$(head -5 "$T/m0.txt")"
+	"$ANA" mem -e cpu-clock "$T/s2.amber" >/dev/null 2>"$T/e2" && fail mem_no_memory_samples "exit 0" ||
+		{ grep -q 'has no memory samples.*record with -d' "$T/e2" && ok mem_no_memory_samples ||
+			fail mem_no_memory_samples "$(cat "$T/e2")"; }
+}
+
+# amber-rec mem here: what this machine lacks, named.
+t_rec_mem() {
+	need_rec rec_mem || return
+	if ls /sys/bus/event_source/devices/*/events/mem-loads /sys/bus/event_source/devices/ibs_op \
+		/sys/bus/event_source/devices/arm_spe_* >/dev/null 2>&1; then
+		skip rec_mem_none "this machine has a memory-sampling PMU"
+		return
+	fi
+	"$REC" mem -o "$T/mem.amber" -- true >/dev/null 2>"$T/rm.err"
+	rc=$?
+	if [ $rc = 125 ] && grep -q 'no PMU of this machine samples memory accesses' "$T/rm.err" &&
+		grep -q 'ibs_op' "$T/rm.err" && grep -q 'arm_spe' "$T/rm.err" &&
+		grep -q 'page-faults -c 1 -d --phys-data' "$T/rm.err" && [ ! -e "$T/mem.amber" ]; then
+		ok rec_mem_none
+	else
+		fail rec_mem_none "exit $rc: $(cat "$T/rm.err")"
+	fi
+}
+
+# Page faults of memtouch: real data and physical addresses.
+t_memtouch() {
+	need_root memtouch || return
+	need_rec memtouch || return
+	need_file memtouch "$PROG/memtouch" || return
+	need_cmd memtouch python3 || return
+	if ! run_timeout 60 "$REC" -e page-faults -c 1 -d --phys-data -o "$T/mt.amber" -- \
+		"$PROG/memtouch" >"$T/mt.ranges" 2>"$T/mt.log"; then
+		skip memtouch "cannot record page faults here: $(tail -n 1 "$T/mt.log")"
+		return
+	fi
+	"$ANA" script -F tid,sym,addr,phys_addr --json "$T/mt.amber" >"$T/mt.jsonl" 2>/dev/null &&
+		"$ANA" topology --json "$T/mt.amber" >"$T/mt.topo" || { fail memtouch_analyze; return; }
+	# The data address of every fault in touch_X is in buffer X, but the
+	# first fetch of a code page (its own address, in the text).
+	_r=$(python3 -c '
+import json, sys
+r = {}
+for line in open(sys.argv[1]):
+    k, a, b = line.split()
+    r[k] = (int(a, 16), int(b, 16))
+seen = {"global": 0, "heap": 0, "stack": 0}
+bad = []
+for line in open(sys.argv[2]):
+    s = json.loads(line)
+    sym = s["callchain"][0].get("sym", "") if s.get("callchain") else ""
+    if not sym.startswith("touch_"):
+        continue
+    buf = sym[6:]
+    a = int(s["addr"], 16)
+    if r[buf][0] <= a < r[buf][1]:
+        seen[buf] += 1
+    elif not (r["text"][0] <= a < r["text"][1]):
+        bad.append((sym, hex(a)))
+print("ok" if not bad and all(seen.values()) else (bad[:5], seen))' "$T/mt.ranges" "$T/mt.jsonl")
+	[ "$_r" = ok ] && ok memtouch_addresses || fail memtouch_addresses "$_r"
+	# Every physical address the kernel gave is in a recorded range.
+	_r=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[2]))
+ranges = [(int(x["start"], 16), int(x["end"], 16)) for n in t["nodes"] for x in n["ranges"]]
+phys = [int(json.loads(l)["phys_addr"], 16) for l in open(sys.argv[1])]
+known = [p for p in phys if p]
+out = [hex(p) for p in known if not any(a <= p < b for a, b in ranges)]
+print("ok" if known and ranges and not out else (len(known), len(ranges), out[:5]))' "$T/mt.jsonl" "$T/mt.topo")
+	[ "$_r" = ok ] && ok memtouch_phys_in_ranges || fail memtouch_phys_in_ranges "$_r"
+	# dso_daddr and symbol_daddr name the buffer each function touched.
+	"$ANA" report --sort sym,symbol_daddr,dso_daddr --sym touch_global,touch_heap,touch_stack \
+		--json "$T/mt.amber" >"$T/mt.rep" 2>/dev/null || { fail memtouch_objects "report failed"; return; }
+	py memtouch_objects '
+want = {"[.] touch_global": ("[.] memtouch_global", "memtouch"),
+        "[.] touch_heap": ("[.] [heap]", "[heap]"), "[.] touch_stack": ("[.] [stack]", "[stack]")}
+found, bad = set(), []
+for e in d["events"][0]["entries"]:
+    obj = (e["symbol_daddr"], e["dso_daddr"])
+    if obj == want[e["sym"]]:
+        found.add(e["sym"])
+    elif not (e["dso_daddr"] == "memtouch" and e["symbol_daddr"].startswith("[.] touch_")):
+        bad.append((e["sym"], obj, e["samples"]))     # not even a code fetch
+print("ok" if found == set(want) and not bad else (sorted(found), bad))' "$T/mt.rep"
+	# node: every sample with a physical address has the only node, 0;
+	# the others are unknown, none guessed.
+	"$ANA" report --sort node --json "$T/mt.amber" >"$T/mt.node" 2>/dev/null &&
+		_r=$(python3 -c '
+import json, sys
+phys = [int(json.loads(l)["phys_addr"], 16) for l in open(sys.argv[1])]
+t = json.load(open(sys.argv[3]))
+e = {x["node"]: x["samples"] for x in json.load(open(sys.argv[2]))["events"][0]["entries"]}
+nodes = len(t["nodes"])
+want = {"0": sum(1 for p in phys if p), "unknown": sum(1 for p in phys if not p)}
+print("ok" if nodes != 1 or e == want else (e, want))' "$T/mt.jsonl" "$T/mt.node" "$T/mt.topo")
+	[ "$_r" = ok ] && ok memtouch_node || fail memtouch_node "$_r"
+	"$ANA" mem --json "$T/mt.amber" >"$T/mt.mem" 2>/dev/null &&
+		py memtouch_mem '
+o = {x["object"]: x for x in d["objects"]}
+need = ["memtouch_global", "[heap]", "[stack]"]
+ok = all(n in o for n in need) and o["memtouch_global"]["mapping"] == "memtouch"
+ok = ok and o["memtouch_global"]["code"][0]["sym"] == "touch_global"
+print("ok" if ok else list(o)[:8])' "$T/mt.mem"
+}
+
+# -p with -d: the data mappings of a running process are synthesized too.
+t_attach_data_maps() {
+	need_root attach_data_maps || return
+	need_rec attach_data_maps || return
+	need_file attach_data_maps "$PROG/spinner" || return
+	bg_start "$T/spin.pid" "$PROG/spinner" --seconds 20
+	pid=$(wait_for_line "$T/spin.pid" 10) || { fail attach_data_maps "spinner did not start"; return; }
+	run_timeout 30 "$REC" -e cpu-clock -d -p "$pid" --duration 0.5 -o "$T/att.amber" \
+		>/dev/null 2>&1 || { fail attach_data_maps "amber-rec failed"; return; }
+	"$ANA" dump "$T/att.amber" >"$T/att.txt" 2>/dev/null
+	if grep -q 'MMAP2(synth) .* rw- .*\[stack\]$' "$T/att.txt" &&
+		grep -q 'MMAP2(synth) .* rw- .*//anon$' "$T/att.txt"; then
+		ok attach_data_maps
+	else
+		fail attach_data_maps "$(grep 'MMAP2(synth)' "$T/att.txt" | head -5)"
+	fi
+	kill "$pid" 2>/dev/null
+}
+
+if synth_setup; then
+	t_synth_mem
+	t_synth_report
+	t_synth_four
+	t_synth_script
+	t_errors
+fi
+t_rec_mem
+t_memtouch
+t_attach_data_maps
+finish
