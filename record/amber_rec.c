@@ -592,9 +592,14 @@ int main(int argc, char **argv)
 		/* perf mem record: a recording with this host's memory events. */
 		struct rec_mem_probe probe;
 
-		if (rec_mem_probe(&probe) ||
-		    (ret = rec_mem_cmdline(argc, argv, &probe, &mem_cmdline, stdout)) >= 0)
+		if (rec_mem_probe(&probe)) {
+			fprintf(stderr, "amber-rec mem: error: out of memory\n");
+			return EXIT_REC_FAIL;
+		}
+		ret = rec_mem_cmdline(argc, argv, &probe, &mem_cmdline, stdout);
+		if (ret >= 0)
 			return ret;
+		ret = EXIT_REC_FAIL;
 	}
 	s->target.go_fd = s->target.err_fd = -1;
 	s->out.fd = -1;

@@ -487,16 +487,20 @@ static void print_text(struct mem *m, struct ana_out *o, const char *path)
 		ana_out_char(o, '\n');
 	}
 	ana_out_printf(o, "#\n# Top data objects, with the code that touched them\n#\n"
-		       "# %10s %8s  %-40s  %s\n", "Samples", "Share", "Object (mapping)",
-		       m->have_phys ? "Memory nodes" : "");
+		       "# %10s %8s  ", "Samples", "Share");
+	if (m->have_phys)
+		ana_out_printf(o, "%-40s  Memory nodes\n", "Object (mapping)");
+	else
+		ana_out_printf(o, "Object (mapping)\n");
 	for (size_t i = 0; i < top; i++) {
 		const struct object *ob = m->objects[i];
 		char what[512], esc[1024];
 
 		/* Recorded names, escaped for text output (common/util.h). */
 		snprintf(what, sizeof(what), "%s (%s)", ob->name, ob->dso);
-		ana_out_printf(o, "  %10" PRIu64 " %7.2f%%  %-40s", ob->w.samples,
-			       pct(ob->w.samples, m->samples), amb_text_escape(esc, sizeof(esc), what));
+		ana_out_printf(o, "  %10" PRIu64 " %7.2f%%  %-*s", ob->w.samples,
+			       pct(ob->w.samples, m->samples), m->have_phys ? 40 : 0,
+			       amb_text_escape(esc, sizeof(esc), what));
 		if (m->have_phys) {
 			const char *sep = "  ";
 
@@ -785,10 +789,10 @@ int ana_cmd_mem(int argc, char **argv)
 	m.s = ana_pipeline_session(m.p);
 	scan_events(&m);
 	if (!m.have_addr && !m.have_phys && !m.have_src) {
-		ana_cmd_error("mem", "%s%s%s has no memory samples (no data addresses, physical "
+		ana_cmd_error("mem", "%s%s%s%s has no memory samples (no data addresses, physical "
 			      "addresses or data sources): record with -d (amber-rec -d, or "
-			      "amber-rec mem)", m.opts.event ? "event " : "",
-			      m.opts.event ? m.opts.event : "", m.opts.event ? " of " : "");
+			      "amber-rec mem)", m.opts.event ? "event '" : "",
+			      m.opts.event ? m.opts.event : "", m.opts.event ? "' of " : "", path);
 		goto out;
 	}
 	err = prepare(&m, path);
@@ -804,11 +808,15 @@ int ana_cmd_mem(int argc, char **argv)
 		ana_cmd_fail("mem", path, err);
 		goto out;
 	}
-	qsort(m.objects, m.nr_objects, sizeof(*m.objects), object_cmp);
-	qsort(m.levels, m.nr_levels, sizeof(*m.levels), level_cmp);
+	/* qsort() takes no NULL array, not even an empty one. */
+	if (m.nr_objects)
+		qsort(m.objects, m.nr_objects, sizeof(*m.objects), object_cmp);
+	if (m.nr_levels)
+		qsort(m.levels, m.nr_levels, sizeof(*m.levels), level_cmp);
 	for (size_t i = 0; i < m.nr_objects; i++)
-		qsort(m.objects[i]->code, m.objects[i]->nr_code, sizeof(*m.objects[i]->code),
-		      code_cmp);
+		if (m.objects[i]->nr_code)
+			qsort(m.objects[i]->code, m.objects[i]->nr_code,
+			      sizeof(*m.objects[i]->code), code_cmp);
 	ana_out_init(&out, stdout);
 	if (m.json) {
 		ana_out_no_cut(&out);

@@ -178,9 +178,9 @@ static int remote_of(const struct report *r, const struct ana_sample *smp)
 	return cpu < 0 ? -1 : mem != cpu;
 }
 
+/* Append @s (which does not hold the separator) and the separator. */
 static int put(struct amb_buf *b, const char *s)
 {
-	/* No memory key's text holds the separator: none is recorded text. */
 	return amb_buf_printf(b, "%s%c", s, KEY_SEP) ? -ENOMEM : 0;
 }
 
@@ -209,18 +209,24 @@ int ana_report_memkey_value(struct report *r, const struct sort_key *k,
 			   : k->mem == MK_LOCKED ? ana_datasrc_lock(&d, buf, sizeof(buf))
 			   : ana_datasrc_blk(&d, buf, sizeof(buf)));
 	case MK_DSO_DADDR:
-	case MK_SYMBOL_DADDR:
+	case MK_SYMBOL_DADDR: {
+		const char *name;
+
 		if (!has(smp, PERF_SAMPLE_ADDR))
 			return put(b, "[unknown]");
 		ana_dobj_resolve(r->mem->dsos, t, smp->addr, &obj);
-		if (k->mem == MK_DSO_DADDR)
-			return put(b, ana_dobj_dso_name(&obj));
-		if (amb_buf_append(b, obj.kind == ANA_DOBJ_KERNEL ? "[k] " : "[.] ", 4))
+		name = k->mem == MK_DSO_DADDR ? ana_dobj_dso_name(&obj)
+		       : ana_dobj_name(&obj, buf, sizeof(buf));
+		if (k->mem == MK_SYMBOL_DADDR &&
+		    amb_buf_append(b, obj.kind == ANA_DOBJ_KERNEL ? "[k] " : "[.] ", 4))
 			return -ENOMEM;
-		/* A symbol name is text from the file: escaped like any. */
-		return amb_buf_put_text(b, ana_dobj_name(&obj, buf, sizeof(buf)),
-					strlen(ana_dobj_name(&obj, buf, sizeof(buf)))) ||
-		       amb_buf_append(b, (char[]){ KEY_SEP }, 1) ? -ENOMEM : 0;
+		/* Names from the files, kept escaped should they hold the
+		 * separator (as cmd_report.c keeps them). */
+		if (memchr(name, KEY_SEP, strlen(name)))
+			return amb_buf_put_text(b, name, strlen(name)) ||
+			       amb_buf_append(b, (char[]){ KEY_SEP }, 1) ? -ENOMEM : 0;
+		return put(b, name);
+	}
 	case MK_DATA_PAGE_SIZE:
 		return put(b, has(smp, PERF_SAMPLE_DATA_PAGE_SIZE)
 			   ? ana_page_size_name(smp->data_page_size, buf, sizeof(buf)) : "N/A");
