@@ -291,6 +291,28 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 	ana_out_printf(o, "}\n");
 }
 
+static bool has_phys(const struct script *sc, const struct ana_sample *smp)
+{
+	return ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) ||
+	       ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE));
+}
+
+/* The physical address and data page size come after the ip, symbol and
+ * dso, as perf script prints them. */
+static void print_phys(struct script *sc, struct ana_out *o, const struct ana_sample *smp)
+{
+	if ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) {
+		ana_out_x64(o, smp->phys_addr, 16);
+		ana_out_char(o, ' ');
+	}
+	if ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE)) {
+		char size[24];
+
+		ana_out_str(o, ana_page_size_name(smp->data_page_size, size, sizeof(size)));
+		ana_out_char(o, ' ');
+	}
+}
+
 static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
 {
 	struct script *sc = ctx;
@@ -391,17 +413,8 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 			ana_out_char(o, ' ');
 		}
 	}
-	if ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) {
-		ana_out_x64(o, smp->phys_addr, 16);
-		ana_out_char(o, ' ');
-	}
-	if ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE)) {
-		char size[24];
-
-		ana_out_str(o, ana_page_size_name(smp->data_page_size, size, sizeof(size)));
-		ana_out_char(o, ' ');
-	}
 	if (!loc_fields) {
+		print_phys(sc, o, smp);
 		ana_out_char(o, '\n');
 		return 0;
 	}
@@ -423,12 +436,18 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 			ana_out_write(o, "\n  ", 3);
 			ana_out_text(o, ana_loc_srcline(&loc, line, sizeof(line)));
 		}
+		print_phys(sc, o, smp);
 		ana_out_char(o, '\n');
 		return 0;
 	}
 	ana_out_char(o, '\n');
 	sc->nr_frames = 0;
 	ana_pipeline_walk(sc->p, t, smp, want, sc->max_stack, print_frame, sc);
+	/* perf script: after the chain, on a line of their own. */
+	if (has_phys(sc, smp)) {
+		print_phys(sc, o, smp);
+		ana_out_char(o, '\n');
+	}
 	ana_out_char(o, '\n');
 	return 0;
 }
