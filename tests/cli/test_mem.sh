@@ -267,6 +267,123 @@ t_attach_data_maps() {
 	kill "$pid" 2>/dev/null
 }
 
+# Beside perf 6.1, on the same page faults of memtouch: the attr amber-rec
+# opens for -d --phys-data -W --data-page-size has perf's memory bits; the
+# perf.data imported prints perf script's data addresses, physical
+# addresses, weights and page sizes; then, with each sample's data_src
+# and weight rewritten to kernel encodings no PMU here gives (every op,
+# level, snoop, snoopx, lock, TLB and block bit; lvl_num stays 0: perf 6.1
+# predates its printing), perf script's data_src text and perf report
+# --mem-mode's mem,snoop,tlb,locked,blocked counts are amber's.
+t_perf_cross() {
+	need_root perf_mem_cross || return
+	need_rec perf_mem_cross || return
+	need_file perf_mem_cross "$PROG/memtouch" || return
+	need_perf perf_mem_cross || return
+	_opts="-e page-faults -c 1 -d --phys-data -W --data-page-size"
+	# perf 6.1 now and then dies in its build-id code when another
+	# recorder's MMAP2 flags reach its records: recorded again.
+	_try=0
+	until run_timeout 60 perf record -q -N -B $_opts -o "$T/pm.data" -- "$PROG/memtouch" \
+		>/dev/null 2>"$T/pm.log" && perf evlist -v -i "$T/pm.data" >"$T/pm.attr" 2>&1 &&
+		perf script -i "$T/pm.data" -F tid >/dev/null 2>&1; do
+		_try=$((_try + 1))
+		[ $_try = 3 ] && { fail perf_mem_cross "perf failed 3 times: $(tail -n 2 "$T/pm.log")"; return; }
+	done
+	run_timeout 60 "$REC" $_opts -o "$T/am.amber" -- "$PROG/memtouch" >/dev/null 2>&1 &&
+		"$ANA" info "$T/am.amber" >"$T/am.info" || { fail perf_mem_attr "amber-rec failed"; return; }
+	_p=$(tr ',' '\n' <"$T/pm.attr" | sed -n 's/^ *sample_type: //p' | tr '|' '\n' |
+		grep -E '^(ADDR|DATA_SRC|PHYS_ADDR|DATA_PAGE_SIZE|WEIGHT|WEIGHT_STRUCT)$' | sort | tr '\n' ' ')
+	_a=$(sed -n 's/.*sample_type \([A-Z_|]*\).*/\1/p' "$T/am.info" | tr '|' '\n' |
+		grep -E '^(ADDR|DATA_SRC|PHYS_ADDR|DATA_PAGE_SIZE|WEIGHT|WEIGHT_STRUCT)$' | sort | tr '\n' ' ')
+	if [ -n "$_p" ] && [ "$_p" = "$_a" ] && grep -q 'mmap_data: 1' "$T/pm.attr"; then
+		ok perf_mem_attr
+	else
+		fail perf_mem_attr "perf: $_p | amber: $_a"
+	fi
+	# Rewrite data_src and weight in a copy; perf.data's layout: header,
+	# the attr (sample_type at 24), the data section of records.
+	python3 - "$T/pm.data" "$T/pw.data" >"$T/pw.n" 2>&1 <<'EOF' || { fail perf_mem_cross "rewrite: $(cat "$T/pw.n")"; return; }
+import struct, sys
+def ds(op=0, lvl=0, snoop=0, lock=0, tlb=0, snoopx=0, blk=0):
+    return op | lvl << 5 | snoop << 19 | lock << 24 | tlb << 26 | snoopx << 38 | blk << 40
+VALUES = [ds(op=2, lvl=0x8 | 0x2, snoop=2, lock=1, tlb=0x8 | 0x2, blk=1),
+          ds(op=2, lvl=0x10 | 0x2, snoop=8, lock=2, tlb=0x10 | 0x4 | 0x20),
+          ds(op=4, lvl=0x20 | 0x4, snoop=0x10, lock=1, tlb=0x40 | 0x2),
+          ds(op=2, lvl=0x100 | 0x2, snoop=4, blk=2),
+          ds(op=2, lvl=0x800 | 0x2, snoop=0x10, snoopx=1, blk=6),
+          ds(op=8, lvl=0x40 | 0x4, snoop=1, tlb=1),
+          ds(op=0x10, lvl=0x1000 | 0x2),
+          ds(op=2, lvl=0x8 | 0x20 | 0x2, snoop=2 | 4, tlb=2 | 8 | 0x10),
+          ds(op=2, lvl=0x2000 | 0x2, lock=2, blk=1),
+          ds(op=2 | 4, lvl=0x80 | 0x4, snoop=2),
+          ds(op=1, lvl=1, snoop=1, lock=1, tlb=1),
+          ds(op=2, lvl=0x200 | 0x2, snoop=4, tlb=4 | 0x40),
+          ds(op=2, lvl=0x400 | 0x4), 0]
+d = bytearray(open(sys.argv[1], "rb").read())
+a_off, a_size, d_off, d_size = struct.unpack_from("<QQQQ", d, 24)
+st = struct.unpack_from("<Q", d, a_off + 24)[0]
+# IP TID TIME ADDR, WEIGHT_STRUCT, DATA_SRC, PHYS_ADDR, DATA_PAGE_SIZE
+assert st == 0x1 | 0x2 | 0x4 | 0x8 | 0x1000000 | 0x8000 | 0x80000 | 0x400000, hex(st)
+o, n = d_off, 0
+while o < d_off + d_size:
+    t, misc, sz = struct.unpack_from("<IHH", d, o)
+    if sz == 0:
+        break
+    if t == 9:
+        struct.pack_into("<QQ", d, o + 40, 7 * n + 3, VALUES[n % len(VALUES)])
+        n += 1
+    o += sz
+open(sys.argv[2], "wb").write(d)
+print(n)
+EOF
+	for _f in pm pw; do
+		"$ANA" import "$T/$_f.data" -o "$T/$_f.amber" >/dev/null 2>&1 ||
+			{ fail perf_mem_cross "import of $_f.data failed"; return; }
+	done
+	# Field by field, whitespace aside: the same lines (tid, addr, weight,
+	# ip, phys_addr, page size), some physical addresses known.
+	_fl=tid,ip,addr,phys_addr,weight,data_page_size
+	for _f in pm pw; do
+		perf script -i "$T/$_f.data" -F $_fl 2>/dev/null | awk '{ $1 = $1; print }' >"$T/$_f.perf"
+		"$ANA" script -F $_fl "$T/$_f.amber" | awk '{ $1 = $1; print }' >"$T/$_f.amb"
+	done
+	if [ -s "$T/pm.perf" ] && cmp -s "$T/pm.perf" "$T/pm.amb" && cmp -s "$T/pw.perf" "$T/pw.amb" &&
+		[ "$(awk '$5 != 0' "$T/pm.amb" | wc -l)" -gt 0 ]; then
+		ok perf_mem_addresses
+	else
+		fail perf_mem_addresses "$(diff "$T/pm.perf" "$T/pm.amb" | head -4)$(diff "$T/pw.perf" "$T/pw.amb" | head -4)"
+	fi
+	# data_src: perf cuts its text at 63 characters and pads it; amber
+	# prints it whole.
+	perf script -i "$T/pw.data" -F data_src 2>/dev/null | sed 's/ *$//' >"$T/pw.ds.perf"
+	"$ANA" script -F data_src "$T/pw.amber" | sed 's/ *$//' >"$T/pw.ds.amb"
+	_r=$(python3 -c '
+import sys
+p = open(sys.argv[1]).read().splitlines()
+a = open(sys.argv[2]).read().splitlines()
+bad = [(x, y) for x, y in zip(p, a) if not y.startswith(x)]
+print("ok" if len(p) == len(a) and len(set(p)) == 14 and not bad else (len(p), len(a), bad[:3]))' \
+		"$T/pw.ds.perf" "$T/pw.ds.amb")
+	[ "$_r" = ok ] && ok perf_mem_data_src || fail perf_mem_data_src "$_r"
+	perf report -i "$T/pw.data" --mem-mode --stdio -q --sort mem,snoop,tlb,locked,blocked \
+		-F sample,mem,snoop,tlb,locked,blocked -t '|' >"$T/pw.rep.perf" 2>/dev/null
+	"$ANA" report --sort mem,snoop,tlb,locked,blocked --json "$T/pw.amber" >"$T/pw.rep.json"
+	_r=$(python3 -c '
+import json, sys
+p = {}
+for line in open(sys.argv[1]):
+    f = [x.strip() for x in line.split("|")]
+    if len(f) == 6:
+        p[tuple(f[1:])] = p.get(tuple(f[1:]), 0) + int(f[0])
+a = {}
+for e in json.load(open(sys.argv[2]))["events"][0]["entries"]:
+    k = (e["mem"], e["snoop"], e["tlb"], e["locked"], e["blocked"])
+    a[k] = a.get(k, 0) + e["samples"]
+print("ok" if p and p == a else sorted(set(p.items()) ^ set(a.items()))[:4])' "$T/pw.rep.perf" "$T/pw.rep.json")
+	[ "$_r" = ok ] && ok perf_mem_report_keys || fail perf_mem_report_keys "$_r"
+}
+
 if synth_setup; then
 	t_synth_mem
 	t_synth_report
@@ -277,4 +394,5 @@ fi
 t_rec_mem
 t_memtouch
 t_attach_data_maps
+t_perf_cross
 finish
