@@ -384,6 +384,50 @@ print("ok" if p and p == a else sorted(set(p.items()) ^ set(a.items()))[:4])' "$
 	[ "$_r" = ok ] && ok perf_mem_report_keys || fail perf_mem_report_keys "$_r"
 }
 
+# The topology amber-rec records here is this machine's sysfs: CPUs,
+# distances and memory per node, the memory block size, huge pages of
+# each size, and every memory block of a node inside its recorded ranges.
+t_topology_here() {
+	need_rec topology_here || return
+	need_cmd topology_here python3 || return
+	[ -d /sys/devices/system/node/node0 ] || { skip topology_here "no /sys/devices/system/node"; return; }
+	run_timeout 30 "$REC" -e cpu-clock -o "$T/th.amber" -- true >/dev/null 2>&1 &&
+		"$ANA" topology --json "$T/th.amber" >"$T/th.json" || { fail topology_here "record failed"; return; }
+	py topology_here '
+import glob, os, re
+def rd(p):
+    return open(p).read().strip()
+S = "/sys/devices/system"
+bad = []
+bs = int(rd(S + "/memory/block_size_bytes"), 16) if os.path.exists(S + "/memory/block_size_bytes") else None
+if d.get("memory_block_size") != bs:
+    bad.append(("block size", d.get("memory_block_size"), bs))
+nodes = {x["node"]: x for x in d["nodes"]}
+sysn = sorted(int(re.sub(r"\D", "", os.path.basename(p))) for p in glob.glob(S + "/node/node[0-9]*"))
+if sorted(nodes) != sysn:
+    bad.append(("nodes", sorted(nodes), sysn))
+for n in sysn:
+    x, base = nodes.get(n, {}), "%s/node/node%d" % (S, n)
+    if x.get("cpus", "") != rd(base + "/cpulist"):
+        bad.append((n, "cpus", x.get("cpus"), rd(base + "/cpulist")))
+    if x.get("distance") != [int(v) for v in rd(base + "/distance").split()]:
+        bad.append((n, "distance", x.get("distance")))
+    kb = int(re.search(r"MemTotal:\s+(\d+) kB", rd(base + "/meminfo")).group(1))
+    if x.get("mem_total") != kb * 1024:
+        bad.append((n, "mem_total", x.get("mem_total"), kb * 1024))
+    hp = sorted((int(re.search(r"(\d+)kB", h).group(1)), int(rd(h + "/nr_hugepages")),
+                 int(rd(h + "/free_hugepages"))) for h in glob.glob(base + "/hugepages/hugepages-*kB"))
+    if sorted((h["size_kb"], h["total"], h["free"]) for h in x.get("hugepages", [])) != hp:
+        bad.append((n, "hugepages", x.get("hugepages"), hp))
+    r = [(int(y["start"], 16), int(y["end"], 16)) for y in x.get("ranges", [])]
+    for m in glob.glob(base + "/memory[0-9]*"):
+        i = int(re.sub(r"\D", "", os.path.basename(m)))
+        if bs and not any(a <= i * bs and (i + 1) * bs <= b for a, b in r):
+            bad.append((n, "block", i, r))
+            break
+print("ok" if not bad else bad[:4])' "$T/th.json"
+}
+
 if synth_setup; then
 	t_synth_mem
 	t_synth_report
@@ -395,4 +439,5 @@ t_rec_mem
 t_memtouch
 t_attach_data_maps
 t_perf_cross
+t_topology_here
 finish
