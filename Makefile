@@ -96,7 +96,7 @@ FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/bin/%,$(FUZZ_SRC))
 PROG_SRC  := $(sort $(wildcard testdata/programs/*.c))
 
-.PHONY: all deps test unit tools fuzz corrupt bench check-layering install clean demo programs
+.PHONY: all deps test unit tools fuzz corrupt bench bench-rotation check-layering install clean demo programs static
 .DEFAULT_GOAL := all
 # Keep objects made through pattern rules (make would delete them as intermediates).
 .SECONDARY:
@@ -149,6 +149,23 @@ $(ANA): $(call obj,obj,$(ANALYZE_SRC)) $(LIBFORMAT)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_ANALYZE)
 
+# --- one amber-rec to copy onto any Linux host (make static) ------------------
+# The same objects linked with -static against Debian's static archives
+# (libelf.a and the libz.a it needs, libzstd.a, libxxhash.a, libpfm.a,
+# libnuma.a) and glibc's libc.a, then stripped: no shared library, no
+# interpreter.  ld warns that getpwnam_r (-u NAME) and getaddrinfo (in
+# libnuma, never called) would load NSS modules at run time: a static
+# glibc reads /etc/passwd itself and no module (README: "One file to
+# deploy").
+STATIC_REC  := $(B)/static/amber-rec
+LIBS_STATIC := $(shell pkg-config --static --libs libelf numa 2>/dev/null) $(LIBS_RECORD_EXTRA) \
+               $(shell pkg-config --static --libs $(PKGS_FORMAT) 2>/dev/null) -lpthread -lm
+static: $(STATIC_REC)
+$(STATIC_REC): $(call obj,obj,$(RECORD_SRC)) $(LIBFORMAT)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@ (static)")
+	$(Q)$(CC) $(CFLAGS) -static -s -o $@ $^ $(LIBS_STATIC)
+
 # --- sanitizer objects and unit tests ----------------------------------------
 $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
@@ -185,7 +202,7 @@ $(SAN_ANA): $(call obj,san,$(ANALYZE_SRC)) $(SAN_BASE)
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC fuzz $<")
-	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(LIB_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 
 FUZZ_BASE    := $(LIB_OBJ_FUZZ)
 FUZZ_RECORD  := $(call obj,fuzz/obj,$(RECORD_LIB_SRC))
@@ -233,7 +250,7 @@ check-layering:
 
 unit: $(UNIT_BIN)
 
-test: all unit tools $(FUZZ_BIN) $(SAN_ANA) programs
+test: all unit tools $(FUZZ_BIN) $(SAN_ANA) programs static
 	$(Q)sh tests/run_all.sh $(B)
 
 # Every fuzz target for FUZZ_SECONDS, then the corruption campaign at its
@@ -247,6 +264,10 @@ corrupt: all tools $(SAN_ANA)
 
 bench: all tools programs
 	$(Q)sh tests/bench/run.sh $(B)
+
+# The 10-minute rotation run alone (also part of `make bench`).
+bench-rotation: all programs
+	$(Q)sh tests/bench/rotation.sh $(B)
 
 demo: all programs
 	$(Q)sh tests/demo.sh $(B)

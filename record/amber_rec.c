@@ -38,23 +38,24 @@
 #include <amber/format.h>
 #include "common/util.h"
 #include "record/buildid.h"
-#include "record/counts.h"
+#include "record/describe.h"
 #include "record/drain.h"
 #include "record/embed_files.h"
 #include "record/events/events.h"
 #include "record/events/tracefs.h"
 #include "record/evsel.h"
-#include "record/kernel.h"
+#include "record/tp_filter.h"
 #include "record/ksyms_trim.h"
 #include "record/mem.h"
-#include "record/meta.h"
 #include "record/options.h"
 #include "record/output.h"
+#include "record/privileges.h"
+#include "record/rotate.h"
+#include "record/sched_events.h"
 #include "record/stat.h"
 #include "record/synthesize.h"
 #include "record/sysutil.h"
 #include "record/target.h"
-#include "record/topology.h"
 
 #define EXIT_REC_FAIL   125
 #define EXIT_NO_EXEC    126
@@ -67,10 +68,17 @@
 #define LOOP_MS         50
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t usr2_count;  /* SIGUSR2: next file, or flight recorder dump */
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	usr2_count++;
 }
 
 /* Warnings may name what a target mapped (any path a process chose):
@@ -87,9 +95,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: amber-rec [OPTIONS] -- COMMAND [ARGS]\n"
-		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -a | -C CPUS\n"
+		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -u USER | -a | -C CPUS\n"
+		"                 | -G CGROUP\n"
 		"       amber-rec stat [OPTIONS] -- COMMAND [ARGS]   (amber-rec stat --help)\n"
 		"       amber-rec mem [OPTIONS] -- COMMAND [ARGS]    (amber-rec mem --help)\n"
+		"       amber-rec sched [OPTIONS] [-- COMMAND]  (amber-rec sched --help)\n"
 		"       amber-rec --list-events [PATTERN] [-v]\n\n"
 		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
 		"  -F, --freq HZ            samples per second (default %u)\n"
@@ -104,11 +114,31 @@ static void usage(FILE *f)
 		"  -b, --branch             branch stacks (needs a PMU with LBR/BRBE)\n"
 		"  -p, --pid PIDS           attach to processes (all their threads)\n"
 		"  -t, --tid TIDS           attach to threads\n"
+		"  -u, --uid USER           attach to the processes a user runs (name or number)\n"
 		"  -a, --all-cpus           system-wide\n"
 		"  -C, --cpu LIST           only these CPUs (system-wide on them)\n"
+		"  -G, --cgroup CGROUP      system-wide, only the tasks of a cgroup (a path in the\n"
+		"                           cgroup hierarchy, e.g. system.slice/foo.service)\n"
+		"      --filter EXPR        tracepoint filter for the -e before it (the kernel's\n"
+		"                           syntax: 'prev_comm == \"sshd\" && prev_state == 1')\n"
+		"      --off-cpu            add the scheduler tracepoints (sched_switch with\n"
+		"                           the -g/--call-graph stacks, sched_waking, ...) and,\n"
+		"                           unless system-wide, context-switch records: for\n"
+		"                           amber-analyze report/flame --off-cpu and sched\n"
+		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
+		"      --sched              the scheduler only, as amber-rec sched\n"
 		"      --duration SECONDS   stop after this long\n"
 		"  -o, --output FILE        output (default %s; an existing one is moved to\n"
 		"                           FILE.old, FILE.old.1, ...; /dev/null keeps nothing)\n"
+		"      --switch-output[=signal|SIZE|TIME]  a new file on SIGUSR2 (and at SIZE, such\n"
+		"                           as 100M, or every TIME, such as 10m): FILE becomes\n"
+		"                           STEM.YYYYmmdd-HHMMSS.mmm.amber, each one whole\n"
+		"      --switch-max-files N keep only the newest N files\n"
+		"      --max-size SIZE      stop (with --switch-output: begin the next file)\n"
+		"                           before a file passes SIZE bytes (K, M, G)\n"
+		"      --flight-recorder[=SIZE|TIME]  keep only the newest SIZE (default 64M) or\n"
+		"                           TIME of samples in memory; write them on SIGUSR2 and\n"
+		"                           at the end (--overwrite: perf's name, the default)\n"
 		"  -m, --mmap-pages N       ring pages per CPU, a power of two\n"
 		"  -z, --compression-level N  zstd level, 0 stores raw (default %d)\n"
 		"      --flush-interval MS  write staged records at least this often (default %u)\n"
@@ -136,51 +166,58 @@ struct rec_session {
 	struct amb_writer *w;
 	struct rec_output out;
 	struct rec_drain drain;
+	struct rec_describe desc;  /* what describes each file: the above */
+	const char **filters;      /* --filter of each event, or NULL (per event) */
+	struct rec_rotate *rot;    /* rotated, bounded or flight recorder output */
+	int rot_error;             /* what stopped it, message in err */
 	uint64_t start_ns;         /* before the prologue: SYNTH time, time.start_ns */
 	uint64_t run_ns, end_ns;   /* events enabled .. disabled */
 	char err[1024];
 };
 
-static int append_buf(struct rec_session *s, uint16_t type, struct amb_buf *b, uint64_t count,
-		      uint64_t t0, uint64_t t1)
-{
-	struct amb_block_desc d = { .type = type, .stream = AMB_STREAM_NONE,
-				    .record_count = count, .first_time = t0, .last_time = t1 };
-	int err;
-
-	if (!b->len)
-		return 0;
-	err = amb_writer_append_owned(s->w, &d, b->data, b->len);
-	b->data = NULL;
-	b->len = b->cap = 0;
-	return err;
-}
-
-static uint64_t kv_count(const struct amb_buf *b)
-{
-	struct amb_cursor c;
-	struct amb_kv kv;
-	uint64_t n = 0;
-
-	amb_cursor_init(&c, b->data, b->len);
-	while (amb_kv_next(&c, &kv) == 1)
-		n++;
-	return n;
-}
-
 static int parse_events(struct rec_session *s)
 {
-	static char default_spec[] = "cycles";
+	static char default_spec[] = REC_DEFAULT_EVENT;
 	char *def[] = { default_spec };
 	char **specs = s->opts.nr_event_specs ? s->opts.event_specs : def;
 	size_t n = s->opts.nr_event_specs ? s->opts.nr_event_specs : 1;
 
+	size_t *spec_of = NULL, cap = 0;
+
 	for (size_t i = 0; i < n; i++) {
+		size_t first = s->events.n;
 		int err = rec_events_parse(&s->events, specs[i], s->err, sizeof(s->err));
 
-		if (err)
+		if (!err && amb_ensure_cap((void **)&spec_of, &cap, sizeof(*spec_of), s->events.n))
+			err = -ENOMEM;
+		if (err == -ENOENT && strchr(specs[i], ':') && !rec_tracefs_root() &&
+		    errno == EACCES) {
+			/* A tracepoint, most likely: say why tracefs is closed. */
+			size_t len = strlen(s->err);
+
+			snprintf(s->err + len, sizeof(s->err) - len, ";\n  ");
+			len = strlen(s->err);
+			rec_priv_tracefs_why(EACCES, (unsigned)geteuid(), s->err + len,
+					     sizeof(s->err) - len);
+		}
+		if (err) {
+			free(spec_of);
 			return err;
+		}
+		for (size_t e = first; e < s->events.n; e++)
+			spec_of[e] = i;
 	}
+	/* --filter: for the events of the -e before it. */
+	s->filters = calloc(s->events.n ? s->events.n : 1, sizeof(*s->filters));
+	if (!s->filters) {
+		free(spec_of);
+		return -ENOMEM;
+	}
+	for (size_t f = 0; f < s->opts.nr_filters; f++)
+		for (size_t e = 0; e < s->events.n; e++)
+			if (spec_of[e] == s->opts.filters[f].spec)
+				s->filters[e] = s->opts.filters[f].expr;
+	free(spec_of);
 	/* Only the default event may be replaced (cycles by cpu-clock). */
 	for (size_t i = 0; !s->opts.nr_event_specs && i < s->events.n; i++)
 		s->events.v[i].implicit = true;
@@ -222,6 +259,7 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	sp->weight = s->opts.weight;
 	sp->weight_struct = s->opts.weight && rec_weight_struct();
 	sp->branch = s->opts.branch;
+	sp->switch_events = s->opts.switch_events;
 	sp->enable_on_exec = s->target.kind == REC_TARGET_CMD;
 	sp->inherit = s->target.kind != REC_TARGET_TID && s->target.kind != REC_TARGET_SYSTEM;
 	/* Wake the drain thread when a quarter of the ring, or 2 MiB, is
@@ -230,219 +268,83 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	sp->wakeup_bytes = (uint32_t)AMB_MIN(ring_bytes / 4, (size_t)WAKEUP_MAX_BYTES);
 }
 
-static int write_event_attrs(struct rec_session *s)
+/*
+ * What the events about to be opened need of the kernel's permissions
+ * (privileges.c), said before anything is opened: an error with the ways
+ * to get what is missing, or notes for what will be left out.  Kernel
+ * samples the kernel would refuse are left out here (user space only, as
+ * perf does), and a default ring is made to fit the locked-memory limit.
+ */
+static int check_privileges(struct rec_session *s, unsigned *pages)
 {
-	struct amb_buf b = AMB_BUF_INIT;
-	struct rec_evlist *el = &s->evlist;
-	size_t per = el->nr_cpus * el->nr_threads;
-	int err = 0;
-
-	for (size_t e = 0; e < s->events.n && !err; e++) {
-		struct rec_event *ev = &s->events.v[e];
-		struct amb_event_entry ent;
-		uint8_t *ids = malloc(per * 8 + 1);
-		uint32_t nr = 0;
-
-		if (!ids) {
-			err = -ENOMEM;
-			break;
-		}
-		for (size_t i = 0; i < per; i++)
-			if (el->fds[e * per + i] >= 0)
-				amb_put_le64(ids + 8 * nr++, el->ids[e * per + i]);
-		memset(&ent, 0, sizeof(ent));
-		ent.attr = (const uint8_t *)&ev->attr;
-		ent.attr_size = sizeof(ev->attr);
-		ent.name = ev->name;
-		ent.name_len = (uint32_t)strlen(ev->name);
-		ent.leader = ev->leader < 0 ? UINT32_MAX : (uint32_t)ev->leader;
-		ent.flags = ev->fallback ? AMB_EVENT_FALLBACK : 0;
-		ent.nr_ids = nr;
-		ent.ids = ids;
-		err = amb_event_put(&b, &ent);
-		free(ids);
-	}
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_EVENT_ATTR, &b, s->events.n, 0, 0);
-	amb_buf_free(&b);
-	return err;
-}
-
-static int write_tracefs(struct rec_session *s)
-{
-	static const char *const headers[] = { "header_page", "header_event" };
-	struct amb_buf b = AMB_BUF_INIT;
-	int err = 0;
-
-	if (!s->sampling.raw)
-		return 0;
-	for (size_t i = 0; i < AMB_ARRAY_SIZE(headers) && !err; i++) {
-		char rel[64];
-		size_t len;
-		char *text;
-
-		snprintf(rel, sizeof(rel), "events/%s", headers[i]);
-		text = rec_tracefs_read(rel, &len);
-		if (!text) {
-			amb_warn("tracefs %s: %s", rel, strerror(errno));
-			continue;
-		}
-		err = amb_kv_put(&b, headers[i], text, len);
-		free(text);
-	}
-	for (size_t e = 0; e < s->events.n && !err; e++) {
-		struct rec_event *ev = &s->events.v[e];
-		char rel[512], key[300];
-		size_t len;
-		char *text;
-
-		if (!ev->tracepoint)
-			continue;
-		snprintf(key, sizeof(key), "%s/%s", ev->tp_system, ev->tp_event);
-		snprintf(rel, sizeof(rel), "events/%s/format", key);
-		text = rec_tracefs_read(rel, &len);
-		if (!text) {
-			amb_warn("tracefs %s: %s: its samples cannot be decoded", rel, strerror(errno));
-			continue;
-		}
-		err = amb_kv_put(&b, key, text, len);
-		free(text);
-	}
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_TRACEFS, &b, kv_count(&b), 0, 0);
-	amb_buf_free(&b);
-	return err;
-}
-
-/* KSYMS, then SYNTH (kernel maps and target processes) and BUILDID. */
-static int write_kernel_and_synth(struct rec_session *s)
-{
-	struct amb_buf ks = AMB_BUF_INIT, syn = AMB_BUF_INIT, bids = AMB_BUF_INIT;
-	struct rec_synth_ctx x;
-	size_t klen = 0;
-	char *kallsyms = rec_kallsyms_read(&klen);
-	int err = 0;
-
-	if (!kallsyms) {
-		if (errno == EPERM)
-			amb_warn("kernel.kptr_restrict hides kernel addresses (/proc/kallsyms reads "
-				 "as zeros): kernel symbols will not be resolved; "
-				 "set kernel.kptr_restrict=0 or run as root");
-		else
-			amb_warn("/proc/kallsyms: %s: kernel symbols will not be resolved",
-				 strerror(errno));
-	} else {
-		uint64_t lines = 0;
-
-		for (size_t i = 0; i < klen; i++)
-			lines += kallsyms[i] == '\n';
-		err = amb_buf_append(&ks, kallsyms, klen);
-		if (!err)
-			err = append_buf(s, AMB_BLOCK_KSYMS, &ks, lines, 0, 0);
-	}
-
-	memset(&x, 0, sizeof(x));
-	x.sample_type = s->events.v[0].attr.sample_type;
-	x.id = rec_evlist_first_id(&s->evlist, 0);
-	x.time = s->start_ns;
-	x.cpu = (uint32_t)s->target.cpus[0];
-	x.buildids = &bids;
-	x.data = s->opts.data;
-	x.cache = rec_buildid_cache_new();
-	if (!x.cache)
-		err = -ENOMEM;
-	if (!err)
-		err = rec_synth_kernel(&x, &syn, kallsyms, klen);
-	if (!err && s->target.kind == REC_TARGET_SYSTEM)
-		err = rec_synth_all(&x, &syn);
-	for (size_t i = 0; !err && i < s->target.nr_procs; i++)
-		err = rec_synth_process(&x, &syn, s->target.procs[i]);
-	/* A command is synthesized by the kernel itself: exec emits COMM and
-	 * MMAP2 for everything it maps, with the events already enabled. */
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_SYNTH, &syn, x.nr_records, s->start_ns, s->start_ns);
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_BUILDID, &bids, x.nr_seen, 0, 0);
-	rec_buildid_cache_free(x.cache);
-	rec_synth_ctx_free(&x);
-	amb_buf_free(&ks);
-	amb_buf_free(&syn);
-	amb_buf_free(&bids);
-	free(kallsyms);
-	return err;
-}
-
-static int write_prologue(struct rec_session *s, int argc, char **argv, unsigned pages)
-{
-	struct amb_buf b = AMB_BUF_INIT;
-	char target[256], cpus[64];
+	struct rec_priv_state st;
+	struct rec_priv_need need = { 0 };
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	bool per_task = s->target.kind != REC_TARGET_SYSTEM;
+	char notes[2048];
 	int err;
 
-	switch (s->target.kind) {
-	case REC_TARGET_CMD:
-		snprintf(target, sizeof(target), "command %s", s->opts.argv[0]);
-		break;
-	case REC_TARGET_PID:
-		snprintf(target, sizeof(target), "pid %d%s", (int)s->target.procs[0],
-			 s->target.nr_procs > 1 ? " ..." : "");
-		break;
-	case REC_TARGET_TID:
-		snprintf(target, sizeof(target), "tid %d%s", (int)s->target.threads[0],
-			 s->target.nr_threads > 1 ? " ..." : "");
-		break;
-	default:
-		snprintf(target, sizeof(target), "system-wide");
-		break;
+	rec_priv_probe(&st, s->sampling.raw);
+	need.cpu_wide = !per_task;
+	need.cpu_wide_why = s->opts.cgroup ? "-G" : s->opts.cpulist ? "-C" : "-a";
+	for (size_t i = 0; i < s->events.n; i++) {
+		struct rec_event *ev = &s->events.v[i];
+
+		if (per_task && !ev->user_modifiers && !ev->attr.exclude_kernel &&
+		    !rec_priv_perfmon(&st) && st.paranoid > 1) {
+			ev->attr.exclude_kernel = 1;
+			ev->attr.exclude_hv = 1;
+			need.kernel = true;  /* wanted: the note says it is left out */
+		}
+		need.kernel |= !ev->attr.exclude_kernel;
+		need.tracepoints |= ev->tracepoint;
+		/* The kernel lets anyone sample syscall tracepoints of their own
+		 * tasks (TRACE_EVENT_FL_CAP_ANY). */
+		need.raw_tracepoints |= ev->tracepoint &&
+					(!per_task || strcmp(ev->tp_system, "syscalls"));
 	}
-	snprintf(cpus, sizeof(cpus), "%s", s->opts.cpulist ? s->opts.cpulist : "all");
-	err = rec_meta_start(&b, argc, argv, target, cpus, pages, s->start_ns);
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_META, &b, kv_count(&b), 0, 0);
-	if (!err)
-		err = write_event_attrs(s);
-	if (!err) {
-		err = rec_topology_build(&b);
-		if (!err)
-			err = append_buf(s, AMB_BLOCK_TOPOLOGY, &b, kv_count(&b), 0, 0);
+	need.nr_rings = s->target.nr_cpus;
+	need.page_size = psz;
+	if (!s->opts.mmap_pages) {
+		unsigned fit = rec_priv_ring_pages(&st, *pages, need.nr_rings, psz);
+
+		if (fit && fit < *pages)
+			amb_warn("rings of %u pages per CPU instead of %u, to fit the memory you "
+				 "may lock (kernel.perf_event_mlock_kb, 'ulimit -l'): more samples "
+				 "may be lost", fit, *pages);
+		if (fit)
+			*pages = fit;
 	}
+	need.ring_pages = *pages;
+	err = rec_priv_check(&need, &st, s->err, sizeof(s->err), notes, sizeof(notes));
+	for (char *save = NULL, *l = strtok_r(notes, "\n", &save); !err && l;
+	     l = strtok_r(NULL, "\n", &save))
+		amb_warn("%s", l);
+	s->desc.kallsyms_explained = need.kernel && !rec_priv_kallsyms_visible(&st);
+	return err;
+}
+
+/* The prologue of the file (FORMAT.md §9): written before any sample. */
+static int write_prologue(struct rec_session *s)
+{
+	struct rec_snapshot snap;
+	int err = rec_snapshot_take(&s->desc, s->start_ns, false, true, &snap);
+
 	if (!err)
-		err = write_kernel_and_synth(s);
-	if (!err)
-		err = write_tracefs(s);
-	amb_buf_free(&b);
+		err = rec_describe_start(&s->desc, s->w, &snap, s->start_ns, NULL);
+	rec_snapshot_free(&snap);
 	return err;
 }
 
 static int write_epilogue(struct rec_session *s, const struct rec_counters *c, int wstatus,
 			  bool have_status)
 {
-	struct amb_buf b = AMB_BUF_INIT;
-	char v[32];
-	int n, err;
+	struct rec_file_end e = {
+		.run_ns = s->run_ns, .end_ns = s->end_ns, .c = c,
+		.have_status = have_status, .wstatus = wstatus, .counts = true,
+	};
 
-	n = rec_counts_build(&s->evlist, &s->target, &b);
-	/* The counts' window: from enabling to disabling (FORMAT.md §5.4). */
-	err = n < 0 ? n : append_buf(s, AMB_BLOCK_COUNTS, &b, (uint64_t)n, s->run_ns, s->end_ns);
-#define PUT(key, val) do { \
-		snprintf(v, sizeof(v), "%" PRIu64, (uint64_t)(val)); \
-		if (!err) \
-			err = amb_kv_put_str(&b, key, v); \
-	} while (0)
-	PUT("time.end_ns", s->end_ns);
-	if (have_status) {
-		int st = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
-
-		PUT("exit_status", st);
-	}
-	PUT("lost.records", c->lost_records);
-	PUT("lost.samples", c->lost_samples);
-	PUT("throttle", c->throttle);
-	PUT("unthrottle", c->unthrottle);
-#undef PUT
-	if (!err)
-		err = append_buf(s, AMB_BLOCK_META, &b, kv_count(&b), 0, 0);
-	amb_buf_free(&b);
-	return err;
+	return rec_describe_end(&s->desc, s->w, &e);
 }
 
 static void sleep_ms(unsigned ms)
@@ -471,6 +373,15 @@ static bool run_loop(struct rec_session *s, int *wstatus)
 		if (stop_signal || atomic_load(&s->drain.error) ||
 		    (deadline && rec_now_ns() >= deadline))
 			break;
+		if (s->rot) {
+			int r = rec_rotate_tick(s->rot, (unsigned long)usr2_count, &stop_signal,
+						s->err, sizeof(s->err));
+
+			if (r) {
+				s->rot_error = r < 0 ? r : 0;
+				break;  /* an error, or --max-size reached */
+			}
+		}
 		sleep_ms(LOOP_MS);
 	}
 	if (s->target.child > 0) {
@@ -489,6 +400,22 @@ static bool run_loop(struct rec_session *s, int *wstatus)
 	return have_status;
 }
 
+static void print_warnings(const struct rec_session *s, const struct rec_counters *c)
+{
+	uint64_t lost = c->lost_records + c->lost_samples;
+
+	if (lost)
+		amb_warn("lost %" PRIu64 " of %" PRIu64 " samples (%.1f%%): the ring overflowed; "
+			 "use a larger -m or a lower -F", lost, c->samples + lost,
+			 100.0 * (double)lost / (double)(c->samples + lost));
+	if (c->bad)
+		amb_warn("dropped %" PRIu64 " bytes of malformed ring content", c->bad);
+	if (atomic_load(&s->drain.queue_full))
+		amb_warn("the writer queue was full %lu times: compression or the disk could not "
+			 "keep up and draining waited (try a lower -z)",
+			 (unsigned long)atomic_load(&s->drain.queue_full));
+}
+
 /*
  * The last lines: what was captured, and what the file holds, where it
  * is now.  @in_file is the number of samples in the file when a write
@@ -505,16 +432,7 @@ static void print_summary(const struct rec_session *s, const struct rec_counters
 	uint64_t lost = c->lost_records + c->lost_samples;
 	char where[4096], holds[160];
 
-	if (lost)
-		amb_warn("lost %" PRIu64 " of %" PRIu64 " samples (%.1f%%): the ring overflowed; "
-			 "use a larger -m or a lower -F", lost, c->samples + lost,
-			 100.0 * (double)lost / (double)(c->samples + lost));
-	if (c->bad)
-		amb_warn("dropped %" PRIu64 " bytes of malformed ring content", c->bad);
-	if (atomic_load(&s->drain.queue_full))
-		amb_warn("the writer queue was full %lu times: compression or the disk could not "
-			 "keep up and draining waited (try a lower -z)",
-			 (unsigned long)atomic_load(&s->drain.queue_full));
+	print_warnings(s, c);
 	rec_output_where(&s->out, where, sizeof(where));
 	if (no_run) {
 		fputs("[ amber-rec: no samples: the command did not run; ", stderr);
@@ -562,13 +480,123 @@ static struct rec_mem_cmdline mem_cmdline;
 
 static void rec_session_free(struct rec_session *s)
 {
+	free(s->filters);
 	rec_drain_free(&s->drain);
+	rec_rotate_free(s->rot);
 	rec_evlist_close(&s->evlist);
 	rec_target_free(&s->target);
 	rec_output_close(&s->out);
 	rec_events_free(&s->events);
 	rec_opts_free(&s->opts);
 	rec_mem_cmdline_free(&mem_cmdline);
+}
+
+/*
+ * Enable the events (a command's at exec), start the command and wait for
+ * the end.  Returns the exit status; *@exec_failed when the command could
+ * not be run (message in s->err).
+ */
+static int start_and_run(struct rec_session *s, int *wstatus, bool *have_status,
+			 bool *exec_failed)
+{
+	int err, ret;
+
+	s->run_ns = rec_now_ns();
+	if (s->rot)
+		rec_rotate_running(s->rot, s->run_ns);
+	if (s->target.kind != REC_TARGET_CMD)
+		rec_evlist_enable(&s->evlist, true);
+	err = rec_target_start(&s->target);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->opts.argv[0], strerror(-err));
+		ret = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NO_EXEC;
+		rec_reap(s->target.child, NULL);
+		s->target.child = 0;
+		*exec_failed = true;
+	} else {
+		*have_status = run_loop(s, wstatus);
+		ret = !*have_status ? 0 : WIFSIGNALED(*wstatus) ? 128 + WTERMSIG(*wstatus)
+								: WEXITSTATUS(*wstatus);
+	}
+	rec_evlist_enable(&s->evlist, false);
+	s->end_ns = rec_now_ns();
+	return ret;
+}
+
+/*
+ * A recording whose output is not one plain file (rotate.c): files
+ * switched on SIGUSR2, at a size or a time, a disk budget, or the flight
+ * recorder.  Returns the exit status.
+ */
+static int record_rotating(struct rec_session *s)
+{
+	struct rec_rotate_end end = { .stop = &stop_signal };
+	struct rec_counters totals;
+	struct rec_rotate_stats rs;
+	struct rec_sink sink;
+	int err, ret = EXIT_REC_FAIL, wstatus = 0;
+	bool have_status = false, exec_failed = false;
+
+	s->start_ns = rec_now_ns();
+	err = rec_rotate_open(&s->rot, &s->desc, &s->drain, s->start_ns, s->err, sizeof(s->err));
+	if (err) {
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+		return EXIT_REC_FAIL;
+	}
+	rec_rotate_sink(s->rot, &sink);
+	rec_drain_set_sink(&s->drain, &sink);
+	err = rec_drain_start(&s->drain, s->evlist.rings, s->evlist.nr_rings, NULL,
+			      &s->events.v[0].attr, rec_rotate_block_bytes(s->rot, BLOCK_BYTES),
+			      s->opts.flush_ms, WRITER_QUEUE);
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "starting the drain thread: %s", strerror(-err));
+		s->rot_error = err;
+	} else {
+		ret = start_and_run(s, &wstatus, &have_status, &exec_failed);
+	}
+	if (!s->end_ns)
+		s->end_ns = rec_now_ns();
+	rec_drain_stop(&s->drain);
+	rec_drain_totals(&s->drain, &totals);
+	err = atomic_load(&s->drain.error);
+	if (err && !s->rot_error) {
+		s->rot_error = err;
+		snprintf(s->err, sizeof(s->err), "writing: %s", amb_strerror(err));
+	}
+	if (s->rot_error || exec_failed) {
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+		if (s->rot_error)
+			ret = EXIT_REC_FAIL;
+	}
+	/* The signal that ended the recording is spent; a new one stops the
+	 * trim of the last file. */
+	stop_signal = 0;
+	end.end_ns = s->end_ns;
+	end.have_status = have_status;
+	end.wstatus = wstatus;
+	err = rec_rotate_close(s->rot, &end, s->err, sizeof(s->err));
+	if (err) {
+		fprintf(stderr, "amber-rec: error: %s\n", s->err);
+		ret = EXIT_REC_FAIL;
+	}
+	rec_rotate_get_stats(s->rot, &rs);
+	print_warnings(s, &totals);
+	if (rs.budget_reached)
+		fprintf(stderr, "amber-rec: stopped before --max-size %" PRIu64 " bytes was passed\n",
+			s->opts.max_size);
+	if (rs.flight_dropped)
+		fprintf(stderr, "amber-rec: the flight recorder let go of %" PRIu64 " older samples "
+			"(it keeps %s)\n", rs.flight_dropped, s->opts.flight_spec);
+	fprintf(stderr, "[ amber-rec: captured %" PRIu64 " samples (%" PRIu64 " lost) in %.1f s; ",
+		totals.samples, totals.lost_records + totals.lost_samples,
+		s->run_ns ? (double)(s->end_ns - s->run_ns) / 1e9 : 0.0);
+	if (rs.files > 1)
+		fprintf(stderr, "%u files, %.2f MB%s: %s ... %s ]\n", rs.files, (double)rs.bytes / 1e6,
+			rs.removed ? " (older ones removed)" : "", rs.first, rs.last);
+	else
+		fprintf(stderr, "file %.2f MB -> %s ]\n", (double)rs.bytes / 1e6,
+			rs.first ? rs.first : "(none)");
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -584,6 +612,7 @@ int main(int argc, char **argv)
 	unsigned pages;
 	int err, cerr, wstatus = 0, ret = EXIT_REC_FAIL;
 	bool have_status = false, exec_failed = false;
+	char *sched_cmd = NULL;
 
 	amb_set_warn(print_warning, NULL);
 	if (argc > 1 && !strcmp(argv[1], "stat"))
@@ -603,14 +632,35 @@ int main(int argc, char **argv)
 	}
 	s->target.go_fd = s->target.err_fd = -1;
 	s->out.fd = -1;
-	if (rec_opts_parse(&s->opts, mem_cmdline.argv ? mem_cmdline.argc : argc,
-			   mem_cmdline.argv ? mem_cmdline.argv : argv, s->err, sizeof(s->err))) {
-		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec --help)\n", s->err);
+	/* `amber-rec sched ...` is `amber-rec --sched ...` (sched_events.c). */
+	if (argc > 1 && !strcmp(argv[1], "sched")) {
+		static char sched_opt[] = "--sched";
+
+		sched_cmd = argv[1];
+		argv[1] = sched_opt;
+	}
+	/* amber-rec mem: its options turned into amber-rec's (mem.c). */
+	if (mem_cmdline.argv)
+		err = rec_opts_parse(&s->opts, mem_cmdline.argc, mem_cmdline.argv, s->err,
+				     sizeof(s->err));
+	else
+		err = rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err));
+	if (sched_cmd)
+		argv[1] = sched_cmd;   /* the recorded cmdline says what was typed */
+	if (!err && rec_sched_apply(&s->opts)) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		err = -ENOMEM;
+	}
+	if (err) {
+		fprintf(stderr, "amber-rec: error: %s\n(see amber-rec %s--help)\n", s->err,
+			s->opts.sched ? "sched " : "");
 		rec_opts_free(&s->opts);
 		return EXIT_REC_FAIL;
 	}
 	if (s->opts.help || s->opts.version) {
-		if (s->opts.help)
+		if (s->opts.help && s->opts.sched)
+			rec_sched_usage(stdout);
+		else if (s->opts.help)
 			usage(stdout);
 		else
 			printf("amber-rec %s\n", AMB_VERSION);
@@ -630,6 +680,10 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* SIGUSR2 switches files or dumps the flight recorder; to a plain
+	 * recording it means nothing, rather than its default, death. */
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	/* What can fail without a trace fails before anything starts. */
@@ -654,11 +708,28 @@ int main(int argc, char **argv)
 	pages = s->opts.mmap_pages ? s->opts.mmap_pages
 		: rec_opts_default_pages(&s->opts, s->target.nr_cpus,
 					 (size_t)sysconf(_SC_PAGESIZE));
+	err = check_privileges(s, &pages);
+	if (err)
+		goto fail;
 	setup_sampling(s, pages);
 	err = rec_evlist_open(&s->evlist, &s->events, &s->sampling, &s->target, pages,
 			      s->err, sizeof(s->err));
+	for (size_t e = 0; !err && e < s->events.n; e++)
+		if (s->filters[e])
+			err = rec_filter_set(&s->evlist, e, s->filters[e], s->err, sizeof(s->err));
 	if (err)
 		goto fail;
+	s->desc = (struct rec_describe){
+		.argc = argc, .argv = argv, .opts = &s->opts, .events = &s->events,
+		.target = &s->target, .evlist = &s->evlist, .ring_pages = pages,
+		.tracepoints = s->sampling.raw, .filters = s->filters,
+		.kallsyms_explained = s->desc.kallsyms_explained,
+	};
+	if (rec_opts_rotating(&s->opts)) {
+		ret = record_rotating(s);
+		rec_session_free(s);
+		return ret;
+	}
 
 	err = rec_output_create(&s->out, s->opts.output, s->err, sizeof(s->err));
 	if (err)
@@ -685,7 +756,7 @@ int main(int argc, char **argv)
 	}
 
 	s->start_ns = rec_now_ns();
-	err = write_prologue(s, argc, argv, pages);
+	err = write_prologue(s);
 	if (!err)
 		err = rec_drain_start(&s->drain, s->evlist.rings, s->evlist.nr_rings, s->w,
 				      &s->events.v[0].attr, BLOCK_BYTES,
@@ -694,24 +765,7 @@ int main(int argc, char **argv)
 		snprintf(s->err, sizeof(s->err), "writing %s: %s", s->opts.output, amb_strerror(err));
 		goto close;
 	}
-	s->run_ns = rec_now_ns();
-	if (s->target.kind != REC_TARGET_CMD)
-		rec_evlist_enable(&s->evlist, true);
-	err = rec_target_start(&s->target);
-	if (err) {
-		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->opts.argv[0], strerror(-err));
-		ret = err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NO_EXEC;
-		rec_reap(s->target.child, NULL);
-		s->target.child = 0;
-		err = 0;
-		exec_failed = true;
-	} else {
-		have_status = run_loop(s, &wstatus);
-		ret = !have_status ? 0 : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus)
-							      : WEXITSTATUS(wstatus);
-	}
-	rec_evlist_enable(&s->evlist, false);
-	s->end_ns = rec_now_ns();
+	ret = start_and_run(s, &wstatus, &have_status, &exec_failed);
 	rec_drain_stop(&s->drain);
 	rec_drain_totals(&s->drain, &totals);
 	err = atomic_load(&s->drain.error);

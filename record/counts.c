@@ -13,7 +13,8 @@
 #include <amber/format.h>
 #include "record/counts.h"
 
-int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t, struct amb_buf *b)
+int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t,
+		     uint64_t (*base)[3], struct amb_buf *b)
 {
 	size_t per_event = el->nr_cpus * el->nr_threads;
 	int n = 0;
@@ -54,6 +55,12 @@ int rec_counts_build(const struct rec_evlist *el, const struct rec_target *t, st
 				ce.value = v[0];
 				ce.time_enabled = v[1];
 				ce.time_running = v[2];
+				if (base) {
+					ce.value -= base[i][0];
+					ce.time_enabled -= base[i][1];
+					ce.time_running -= base[i][2];
+					memcpy(base[i], v, sizeof(base[i]));
+				}
 				ce.id = v[3];
 				err = amb_count_put(b, &ce);
 				if (err)

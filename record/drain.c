@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -31,27 +32,58 @@ static uint64_t now_ms(void)
 	return rec_now_ns() / 1000000u;
 }
 
-/* Hand stage @i to the writer.  Returns 0 or the writer's error. */
-static int drain_flush_stage(struct rec_drain *d, size_t i)
+static void note_error(struct rec_drain *d, int err)
+{
+	int zero = 0;
+
+	atomic_compare_exchange_strong(&d->error, &zero, err);
+}
+
+/* The default sink: the writer, counting the appends that must wait. */
+static int append_to_writer(struct rec_drain *d, const struct amb_block_desc *bd, void *data,
+			    size_t len)
 {
 	struct amb_writer_stats ws;
+
+	amb_writer_get_stats(d->w, &ws);
+	if (d->max_queued && ws.queued_bytes + len > d->max_queued)
+		atomic_fetch_add(&d->queue_full, 1);
+	return amb_writer_append_owned(d->w, bd, data, len);
+}
+
+/* Hand stage @i to the sink.  Returns 0 (also when the sink has no room
+ * and the stage stays: d->held is then set) or the sink's error. */
+static int drain_flush_stage(struct rec_drain *d, size_t i)
+{
+	struct rec_stage *st = &d->stages[i];
+	struct rec_counters c;
 	struct amb_block_desc bd;
 	size_t len;
 	void *data;
 	int err;
 
-	data = rec_stage_take(&d->stages[i], (uint32_t)d->rings[i].cpu, &bd, &len);
+	if (!st->buf.len)
+		return 0;
+	if (d->sink.room && !d->sink.room(d->sink.ctx, st->buf.len)) {
+		atomic_store(&d->held, true);
+		return 0;
+	}
+	/* What the next sink must know of tasks and mappings, from records
+	 * this one receives (rec_drain_cut). */
+	if (atomic_load(&d->side_on) && d->side &&
+	    rec_records_copy_state(&d->layout, st->buf.data, st->buf.len, 0, &d->side[i]) < 0) {
+		note_error(d, -ENOMEM);
+		return -ENOMEM;
+	}
+	rec_stage_counted(st, &c);
+	data = rec_stage_take(st, (uint32_t)d->rings[i].cpu, &bd, &len);
 	if (!data)
 		return 0;
-	amb_writer_get_stats(d->w, &ws);
-	if (d->max_queued && ws.queued_bytes + len > d->max_queued)
-		atomic_fetch_add(&d->queue_full, 1);
-	err = amb_writer_append_owned(d->w, &bd, data, len);
-	if (err) {
-		int zero = 0;
-
-		atomic_compare_exchange_strong(&d->error, &zero, err);
-	}
+	rec_counters_add(&d->sent, &c);
+	err = d->sink.append ? d->sink.append(d->sink.ctx, &bd, data, len, &c)
+			     : append_to_writer(d, &bd, data, len);
+	if (err)
+		note_error(d, err);
 	return err;
 }
 
@@ -60,6 +92,10 @@ int rec_drain_pass(struct rec_drain *d, bool flush_all, uint64_t now, uint64_t *
 	bool due = flush_all || now - *last_flush >= d->flush_ms;
 	int ret = 0;
 
+	/* A sink without room: the rings keep the records (and the kernel
+	 * counts what it has to drop) until a cut brings one with room. */
+	if (atomic_load(&d->held))
+		return atomic_load(&d->error);
 	for (size_t i = 0; i < d->nr_rings; i++) {
 		/* A stage fills up to block_bytes and stops the copy; hand it
 		 * over and go on, so the kernel gets its space back a block at
@@ -77,9 +113,11 @@ int rec_drain_pass(struct rec_drain *d, bool flush_all, uint64_t now, uint64_t *
 			err = drain_flush_stage(d, i);
 			if (err && !ret)
 				ret = err;
-			if (err || !full)
+			if (err || !full || atomic_load(&d->held))
 				break;
 		}
+		if (atomic_load(&d->held))
+			break;
 		if (atomic_load(&d->error)) {
 			/* Keep the kernel writing, drop what we cannot store. */
 			amb_buf_reset(&d->stages[i].buf);
@@ -94,10 +132,56 @@ int rec_drain_pass(struct rec_drain *d, bool flush_all, uint64_t now, uint64_t *
 	return ret ? ret : atomic_load(&d->error);
 }
 
+/* The cut, on the thread that drains (rec_drain_cut). */
+static void drain_do_cut(struct rec_drain *d)
+{
+	struct rec_sink next;
+	uint64_t last = 0;
+	int err = 0;
+
+	pthread_mutex_lock(&d->lock);
+	next = d->cut_next;
+	pthread_mutex_unlock(&d->lock);
+
+	/* Everything the rings hold now goes to the old sink, as far as it
+	 * has room; what it has none for stays staged, for the new one. */
+	rec_drain_pass(d, true, now_ms(), &last);
+	atomic_store(&d->side_on, false);
+	d->sink = next;
+	atomic_store(&d->held, false);
+	for (size_t i = 0; i < d->nr_rings; i++) {
+		if (d->side && !err)
+			err = rec_stage_prepend(&d->stages[i], &d->side[i]);
+		if (d->side)
+			rec_records_free(&d->side[i]);
+	}
+	if (err)
+		note_error(d, err);
+
+	pthread_mutex_lock(&d->lock);
+	d->cut_sent = d->sent;
+	memset(&d->sent, 0, sizeof(d->sent));
+	d->cut_pending = false;
+	d->cut_done = true;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static bool cut_pending(struct rec_drain *d)
+{
+	bool p;
+
+	pthread_mutex_lock(&d->lock);
+	p = d->cut_pending;
+	pthread_mutex_unlock(&d->lock);
+	return p;
+}
+
 static void *drain_main(void *arg)
 {
 	struct rec_drain *d = arg;
-	struct pollfd *pfd = calloc(d->nr_rings ? d->nr_rings : 1, sizeof(*pfd));
+	size_t nfd = d->nr_rings + 1;
+	struct pollfd *pfd = calloc(nfd, sizeof(*pfd));
 	uint64_t last_flush = now_ms();
 
 	/* This thread only copies; when it waits for a CPU behind the very
@@ -109,19 +193,32 @@ static void *drain_main(void *arg)
 		pfd[i].fd = d->rings[i].fd;
 		pfd[i].events = POLLIN;
 	}
+	if (pfd) {
+		pfd[d->nr_rings].fd = d->wake_fd;
+		pfd[d->nr_rings].events = POLLIN;
+	}
 	while (!atomic_load(&d->stop)) {
-		if (pfd && poll(pfd, d->nr_rings, DRAIN_POLL_MS) > 0) {
+		if (pfd && poll(pfd, nfd, DRAIN_POLL_MS) > 0) {
 			/* A ring whose tasks all exited reports POLLHUP forever;
 			 * stop polling it (it is still drained every pass). */
 			for (size_t i = 0; i < d->nr_rings; i++)
 				if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
 					pfd[i].fd = -1;
+			if (pfd[d->nr_rings].revents & POLLIN) {
+				uint64_t v;
+
+				if (read(d->wake_fd, &v, sizeof(v)) < 0)
+					(void)0; /* nothing to do: the flag below decides */
+			}
 		} else if (!pfd) {
 			struct timespec ts = { 0, DRAIN_POLL_MS * 1000000L };
 
 			nanosleep(&ts, NULL);
 		}
-		rec_drain_pass(d, false, now_ms(), &last_flush);
+		if (cut_pending(d))
+			drain_do_cut(d);
+		else
+			rec_drain_pass(d, false, now_ms(), &last_flush);
 	}
 	free(pfd);
 	return NULL;
@@ -131,9 +228,13 @@ int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
 		    struct amb_writer *w, const struct perf_event_attr *attr,
 		    size_t block_bytes, unsigned flush_ms, size_t max_queued)
 {
+	struct rec_sink sink = d->sink;
 	int err;
 
+	/* A sink set before starting (rec_drain_set_sink) stays. */
 	memset(d, 0, sizeof(*d));
+	d->sink = sink;
+	d->wake_fd = -1;
 	d->rings = rings;
 	d->nr_rings = n;
 	d->w = w;
@@ -142,7 +243,8 @@ int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
 	d->max_queued = max_queued;
 	amb_perf_layout_init(&d->layout, attr);
 	d->stages = calloc(n ? n : 1, sizeof(*d->stages));
-	if (!d->stages)
+	d->side = calloc(n ? n : 1, sizeof(*d->side));
+	if (!d->stages || !d->side)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		d->stages[i].layout = &d->layout;
@@ -151,11 +253,53 @@ int rec_drain_start(struct rec_drain *d, struct rec_ring *rings, size_t n,
 	atomic_init(&d->stop, false);
 	atomic_init(&d->error, 0);
 	atomic_init(&d->queue_full, 0);
+	atomic_init(&d->side_on, false);
+	atomic_init(&d->held, false);
+	if (pthread_mutex_init(&d->lock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&d->cond, NULL)) {
+		pthread_mutex_destroy(&d->lock);
+		return -ENOMEM;
+	}
+	d->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->sync_ready = true;
+	if (d->wake_fd < 0)
+		return -errno;
 	err = -pthread_create(&d->thread, NULL, drain_main, d);
 	if (err)
 		return err;
 	d->running = true;
 	return 0;
+}
+
+void rec_drain_set_sink(struct rec_drain *d, const struct rec_sink *sink)
+{
+	d->sink = *sink;
+}
+
+int rec_drain_cut(struct rec_drain *d, const struct rec_sink *next, struct rec_counters *sent)
+{
+	uint64_t one = 1;
+
+	if (!d->sync_ready)
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	d->cut_next = *next;
+	d->cut_pending = true;
+	d->cut_done = false;
+	pthread_mutex_unlock(&d->lock);
+	if (!d->running) {
+		drain_do_cut(d);
+	} else if (write(d->wake_fd, &one, sizeof(one)) < 0) {
+		/* The eventfd cannot overflow here; the poll timeout would
+		 * do anyway. */
+	}
+	pthread_mutex_lock(&d->lock);
+	while (!d->cut_done)
+		pthread_cond_wait(&d->cond, &d->lock);
+	*sent = d->cut_sent;
+	pthread_mutex_unlock(&d->lock);
+	return atomic_load(&d->error);
 }
 
 void rec_drain_stop(struct rec_drain *d)
@@ -196,6 +340,19 @@ void rec_drain_free(struct rec_drain *d)
 		rec_drain_stop(d);
 	for (size_t i = 0; d->stages && i < d->nr_rings; i++)
 		rec_stage_free(&d->stages[i]);
+	for (size_t i = 0; d->side && i < d->nr_rings; i++)
+		rec_records_free(&d->side[i]);
 	free(d->stages);
+	free(d->side);
 	d->stages = NULL;
+	d->side = NULL;
+	/* Only rec_drain_start() makes these (tests fill a zeroed drain). */
+	if (d->sync_ready) {
+		pthread_cond_destroy(&d->cond);
+		pthread_mutex_destroy(&d->lock);
+		if (d->wake_fd >= 0)
+			close(d->wake_fd);
+		d->wake_fd = -1;
+		d->sync_ready = false;
+	}
 }

@@ -108,6 +108,7 @@ void rec_attr_apply(struct rec_event *ev, const struct rec_sampling *s, bool fir
 		/* Data addresses are named by the mappings that hold them:
 		 * the heap, stacks, anonymous and file data too. */
 		a->mmap_data = s->data;
+		a->context_switch = s->switch_events;
 	}
 }
 
@@ -249,18 +250,25 @@ static int open_event(struct rec_evlist *el, size_t e, const struct rec_sampling
 		for (size_t th = 0; th < el->nr_threads; th++) {
 			pid_t pid = t->kind == REC_TARGET_SYSTEM ? -1 : t->threads[th];
 			int group = grouped_member ? el->fds[fd_index(el, (size_t)ev->leader, c, th)] : -1;
+			unsigned long flags = PERF_FLAG_FD_CLOEXEC;
 			int fd;
 
 			if (grouped_member && group < 0)
 				continue; /* the leader is missing here */
-			fd = sys_perf_event_open(&ev->attr, pid, t->cpus[c], group, PERF_FLAG_FD_CLOEXEC);
+			/* -G: the cgroup's directory stands for the pid. */
+			if (t->kind == REC_TARGET_SYSTEM && t->cgroup) {
+				pid = t->cgroup_fd;
+				flags |= PERF_FLAG_PID_CGROUP;
+			}
+			fd = sys_perf_event_open(&ev->attr, pid, t->cpus[c], group, flags);
 			if (fd < 0) {
 				int en = errno;
 
 				/* A thread of -p may exit between listing and opening. */
 				if (per_thread && en == ESRCH)
 					continue;
-				open_error(err, errlen, ev, s, t->cpus[c], pid, en);
+				open_error(err, errlen, ev, s, t->cpus[c],
+					   flags & PERF_FLAG_PID_CGROUP ? -1 : pid, en);
 				return -en;
 			}
 			el->fds[fd_index(el, e, c, th)] = fd;

@@ -27,6 +27,7 @@ struct rec_sampling {
 	bool weight_struct;        /* -W as PERF_SAMPLE_WEIGHT_STRUCT (perf's x86
 				    * choice, where the kernel takes it) */
 	bool raw;                  /* some event is a tracepoint: RAW on all */
+	bool switch_events;        /* PERF_RECORD_SWITCH records (first event) */
 	bool enable_on_exec;       /* CMD targets */
 	bool inherit;
 	uint32_t wakeup_bytes;     /* watermark */
@@ -46,8 +47,9 @@ bool rec_weight_struct(void);
 /*
  * Fill the sampling part of @ev's attr (already typed by rec_events_parse)
  * from @s, or from the event's own period=/freq= terms when it has them.
- * @first marks the event that also tracks mmap/comm/task (perf does the
- * same on one event only); tracepoints sample every hit with RAW payloads.
+ * @first marks the event that also tracks mmap/comm/task, and context
+ * switches when asked (perf does the same on one event only); tracepoints
+ * sample every hit with RAW payloads.
  */
 void rec_attr_apply(struct rec_event *ev, const struct rec_sampling *s, bool first);
 

@@ -54,7 +54,16 @@ struct rec_ksyms {
 	struct ksym_line *v;       /* text symbols, by address, then text order */
 	size_t nr, cap;
 	bool any_addr;             /* some line has a nonzero address */
+	size_t hits[256];          /* by address (hit_slot): 1 + the symbol
+				    * rec_ksyms_mark() found there last, or 0 */
 };
+
+/* The slot of hits[] for @addr: the addresses of a recording's samples
+ * (a few IPs, the return addresses of its stacks) rarely share one. */
+static size_t hit_slot(uint64_t addr)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 56);
+}
 
 static int by_addr(const void *a, const void *b)
 {
@@ -127,6 +136,12 @@ void rec_ksyms_mark(struct rec_ksyms *k, uint64_t addr)
 	/* User addresses lie below every kernel symbol: the common case. */
 	if (!k->nr || addr < k->v[0].addr)
 		return;
+	/* Samples repeat their addresses (a scheduler recording has millions
+	 * of stacks through __schedule): one inside the symbol found there
+	 * last marks nothing new. */
+	i = k->hits[hit_slot(addr)];
+	if (i && k->v[i - 1].addr <= addr && (i == k->nr || addr < k->v[i].addr))
+		return;
 	/* Invariant: v[lo].addr <= addr, and addr < v[hi].addr if hi < nr. */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -145,6 +160,7 @@ void rec_ksyms_mark(struct rec_ksyms *k, uint64_t addr)
 	}
 	if (lo + 1 < k->nr)
 		k->v[lo + 1].used = true;
+	k->hits[hit_slot(addr)] = lo + 1;
 }
 
 /* Mark @a and @a - 1: a reader looks a return address up one byte early,

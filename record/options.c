@@ -30,6 +30,15 @@ enum {
 	OPT_VERSION,
 	OPT_PHYS_DATA,
 	OPT_DATA_PAGE_SIZE,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_MAX_SIZE,
+	OPT_FLIGHT,
+	OPT_OVERWRITE,
+	OPT_FILTER,
+	OPT_OFF_CPU,
+	OPT_SCHED,
+	OPT_SWITCH_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -57,13 +66,24 @@ static const struct option long_opts[] = {
 	{ "cpu",               required_argument, NULL, 'C' },
 	{ "list-events",       no_argument,       NULL, OPT_LIST },
 	{ "verbose",           no_argument,       NULL, 'v' },
+	{ "off-cpu",           no_argument,       NULL, OPT_OFF_CPU },
+	{ "sched",             no_argument,       NULL, OPT_SCHED },
+	{ "switch-events",     no_argument,       NULL, OPT_SWITCH_EVENTS },
 	{ "help",              no_argument,       NULL, 'h' },
 	{ "version",           no_argument,       NULL, OPT_VERSION },
+	{ "switch-output",     optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "switch-max-files",  required_argument, NULL, OPT_SWITCH_MAX_FILES },
+	{ "max-size",          required_argument, NULL, OPT_MAX_SIZE },
+	{ "flight-recorder",   optional_argument, NULL, OPT_FLIGHT },
+	{ "overwrite",         no_argument,       NULL, OPT_OVERWRITE },
+	{ "cgroup",            required_argument, NULL, 'G' },
+	{ "uid",               required_argument, NULL, 'u' },
+	{ "filter",            required_argument, NULL, OPT_FILTER },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* '+': stop at the first non-option, which starts the command. */
-#define REC_SHORT_OPTS "+:e:o:F:c:gdWbm:z:p:t:aC:vh"
+#define REC_SHORT_OPTS "+:e:o:F:c:gdWbm:z:p:t:aC:G:u:vh"
 
 /* Parse an unsigned decimal in [lo, hi]. */
 static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -165,6 +185,80 @@ unsigned rec_opts_default_pages(const struct rec_opts *o, size_t nr_cpus, size_t
 	return (unsigned)(bytes / page_size);
 }
 
+int rec_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case '\0':
+	case 'B':
+		break;
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case 'T':
+		shift = 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end && end[1] && !(shift && toupper((unsigned char)end[1]) == 'B' && !end[2]))
+		return -EINVAL;
+	if (!v || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+int rec_parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v, unit;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0))
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		unit = 1e6;
+	else if (!strcmp(end, "s"))
+		unit = 1e9;
+	else if (!strcmp(end, "m"))
+		unit = 60e9;
+	else if (!strcmp(end, "h"))
+		unit = 3600e9;
+	else if (!strcmp(end, "d"))
+		unit = 86400e9;
+	else
+		return -EINVAL;
+	if (v * unit >= 1.8e19 || v * unit < 1)
+		return -EINVAL;
+	*ns = (uint64_t)(v * unit);
+	return 0;
+}
+
+bool rec_opts_rotating(const struct rec_opts *o)
+{
+	return o->switch_signal || o->switch_size || o->switch_ns || o->max_size ||
+	       o->flight_bytes || o->flight_ns;
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, ...) AMB_PRINTF(3, 4);
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -193,6 +287,31 @@ static const char *bad_option(char **argv, int ind, int optopt_, char buf[3])
 	buf[1] = (char)optopt_;
 	buf[2] = '\0';
 	return buf;
+}
+
+/* The options that decide how many files a recording writes, together. */
+static int check_output_modes(const struct rec_opts *o, char *err, size_t errlen)
+{
+	bool flight = o->flight_bytes || o->flight_ns;
+
+	if (flight && (o->switch_size || o->switch_ns))
+		return fail(err, errlen, "the flight recorder writes what it keeps on SIGUSR2 and "
+			    "at the end: --switch-output takes no size or time with it");
+	if (flight && o->max_size)
+		return fail(err, errlen, "--max-size bounds files on disk: the flight recorder "
+			    "keeps what --flight-recorder=SIZE says");
+	if (o->switch_max_files && !flight && !o->switch_signal && !o->switch_size &&
+	    !o->switch_ns)
+		return fail(err, errlen, "--switch-max-files needs --switch-output or "
+			    "--flight-recorder");
+	if (o->embed && rec_opts_rotating(o))
+		return fail(err, errlen, "--embed is for one file: with --switch-output, "
+			    "--max-size or --flight-recorder, run 'amber-analyze archive' on the "
+			    "files you keep");
+	if (rec_opts_rotating(o) && (!strcmp(o->output, "-") || !strncmp(o->output, "/dev/", 5)))
+		return fail(err, errlen, "-o %s: --switch-output, --max-size and "
+			    "--flight-recorder write files named after it", o->output);
+	return 0;
 }
 
 int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen)
@@ -329,11 +448,93 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		case 'v':
 			o->verbose = true;
 			break;
+		case OPT_OFF_CPU:
+			o->off_cpu = true;
+			break;
+		case OPT_SCHED:
+			o->sched = true;
+			break;
+		case OPT_SWITCH_EVENTS:
+			o->switch_events = true;
+			break;
 		case 'h':
 			o->help = true;
 			break;
 		case OPT_VERSION:
 			o->version = true;
+			break;
+		case OPT_SWITCH_OUTPUT:
+			if (!optarg || !strcmp(optarg, "signal"))
+				o->switch_signal = true;
+			else if (!rec_parse_duration(optarg, &v))
+				o->switch_ns = v;
+			else if (!rec_parse_size(optarg, &v))
+				o->switch_size = v;
+			else
+				return fail(err, errlen, "invalid --switch-output '%s' (signal, a size "
+					    "such as 100M, or a time such as 30s or 10m)", optarg);
+			if (o->switch_ns && o->switch_ns < REC_MIN_SWITCH_NS)
+				return fail(err, errlen, "--switch-output=%s: a file must cover at "
+					    "least 100ms", optarg);
+			if (o->switch_size && o->switch_size < REC_MIN_SWITCH_BYTES)
+				return fail(err, errlen, "--switch-output=%s: a file must hold at "
+					    "least 64K", optarg);
+			break;
+		case OPT_SWITCH_MAX_FILES:
+			if (parse_u64(optarg, 1, 1000000, &v))
+				return fail(err, errlen, "invalid --switch-max-files '%s' (1 or more)",
+					    optarg);
+			o->switch_max_files = (unsigned)v;
+			break;
+		case OPT_MAX_SIZE:
+			if (rec_parse_size(optarg, &v))
+				return fail(err, errlen, "invalid --max-size '%s' (a size such as 500M "
+					    "or 2G)", optarg);
+			o->max_size = v;
+			break;
+		case OPT_FLIGHT:
+		case OPT_OVERWRITE:
+			o->flight_spec = optarg ? optarg : "64M";
+			o->flight_bytes = o->flight_ns = 0;
+			if (!optarg)
+				o->flight_bytes = REC_DEFAULT_FLIGHT_BYTES;
+			else if (!rec_parse_duration(optarg, &v))
+				o->flight_ns = v;
+			else if (!rec_parse_size(optarg, &v))
+				o->flight_bytes = v;
+			else
+				return fail(err, errlen, "invalid --flight-recorder '%s' (what to keep: "
+					    "a size such as 64M, or a time such as 30s)", optarg);
+			if (o->flight_ns && o->flight_ns < 1000000000ull)
+				return fail(err, errlen, "--flight-recorder=%s: keep at least 1s", optarg);
+			if (o->flight_bytes && o->flight_bytes < (1u << 20))
+				return fail(err, errlen, "--flight-recorder=%s: keep at least 1M", optarg);
+			break;
+		case 'G':
+			if (!*optarg)
+				return fail(err, errlen, "-G needs a cgroup");
+			o->cgroup = optarg;
+			break;
+		case 'u':
+			if (!*optarg)
+				return fail(err, errlen, "-u needs a user name or id");
+			o->uid = optarg;
+			break;
+		case OPT_FILTER:
+			if (!o->nr_event_specs)
+				return fail(err, errlen, "--filter '%s' follows the -e tracepoint it "
+					    "applies to", optarg);
+			if (amb_ensure_cap((void **)&o->filters, &o->cap_filters, sizeof(*o->filters),
+					   o->nr_filters + 1)) {
+				snprintf(err, errlen, "--filter '%s': out of memory", optarg);
+				return -ENOMEM;
+			}
+			if (o->nr_filters &&
+			    o->filters[o->nr_filters - 1].spec == o->nr_event_specs - 1)
+				return fail(err, errlen, "--filter '%s': one --filter per -e (join "
+					    "the conditions with && or ||)", optarg);
+			o->filters[o->nr_filters].spec = o->nr_event_specs - 1;
+			o->filters[o->nr_filters++].expr = optarg;
 			break;
 		case ':':
 			return fail(err, errlen, "option '%s' needs an argument",
@@ -366,9 +567,18 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		return fail(err, errlen, "-p/-t attach to running tasks: give no command and no -a");
 	if (o->nr_pids && o->nr_tids)
 		return fail(err, errlen, "use either -p or -t");
-	if (!o->argc && !o->nr_pids && !o->nr_tids && !o->system_wide && !o->cpulist)
-		return fail(err, errlen, "nothing to record: give a command, -p PID, -t TID or -a");
-	return 0;
+	if (o->uid && (o->nr_pids || o->nr_tids || o->argc || o->system_wide || o->cpulist ||
+		       o->cgroup))
+		return fail(err, errlen, "-u records the running processes of a user: give no "
+			    "command, -p, -t, -a, -C or -G");
+	if (o->cgroup && (o->nr_pids || o->nr_tids))
+		return fail(err, errlen, "-G records a cgroup on every CPU: give no -p or -t");
+	/* The sched preset is system-wide by default (sched_events.c). */
+	if (!o->argc && !o->nr_pids && !o->nr_tids && !o->system_wide && !o->cpulist &&
+	    !o->cgroup && !o->uid && !o->sched)
+		return fail(err, errlen, "nothing to record: give a command, -p PID, -t TID, "
+			    "-u USER, -G CGROUP or -a");
+	return check_output_modes(o, err, errlen);
 }
 
 int rec_opts_arg_count(const char *arg)
@@ -404,6 +614,7 @@ void rec_opts_free(struct rec_opts *o)
 {
 	if (!o)
 		return;
+	free(o->filters);
 	free(o->event_specs);
 	free(o->pids);
 	free(o->tids);

@@ -23,6 +23,13 @@ enum rec_callgraph {
 #define REC_DEFAULT_STACK_SIZE  32768u   /* issue 5 measures this choice */
 #define REC_DEFAULT_FLUSH_MS    1000u
 #define REC_DEFAULT_OUTPUT      "trace.amber"
+#define REC_DEFAULT_EVENT       "cycles"
+
+/* --filter EXPR: a tracepoint filter for the events of one -e. */
+struct rec_filter_opt {
+	size_t spec;               /* index in event_specs of the -e before it */
+	const char *expr;
+};
 
 /* The command line, as rec_opts_parse() understood it. */
 struct rec_opts {
@@ -51,13 +58,45 @@ struct rec_opts {
 	size_t nr_tids, cap_tids;
 	bool system_wide;          /* -a */
 	const char *cpulist;       /* -C */
+	bool off_cpu;              /* --off-cpu: scheduler events (sched_events.h) */
+	bool sched;                /* --sched, `amber-rec sched`: the sched preset */
+	bool switch_events;        /* --switch-events: PERF_RECORD_SWITCH records */
 	bool list_events;          /* --list-events [PATTERN] */
 	const char *list_pattern;
 	bool verbose;              /* -v: --list-events with descriptions */
 	bool help, version;
 	char **argv;               /* the command after the options, or NULL */
 	int argc;
+	/* Production capture (issue 12). */
+	bool switch_signal;        /* --switch-output[=signal]: a new file on SIGUSR2 */
+	uint64_t switch_size;      /* --switch-output=SIZE: at this many bytes; 0 = no */
+	uint64_t switch_ns;        /* --switch-output=TIME: after this long; 0 = no */
+	unsigned switch_max_files; /* --switch-max-files: keep the newest N; 0 = all */
+	uint64_t max_size;         /* --max-size: bytes a file may take; 0 = no limit */
+	uint64_t flight_bytes;     /* --flight-recorder=SIZE (or --overwrite) */
+	uint64_t flight_ns;        /* --flight-recorder=TIME */
+	const char *flight_spec;   /* as given, for META */
+	const char *cgroup;        /* -G/--cgroup */
+	const char *uid;           /* -u/--uid: a user name or number */
+	struct rec_filter_opt *filters;  /* --filter, in order (malloc'ed) */
+	size_t nr_filters, cap_filters;
 };
+
+#define REC_DEFAULT_FLIGHT_BYTES (64ull << 20)
+#define REC_MIN_SWITCH_NS        (100ull * 1000000)
+#define REC_MIN_SWITCH_BYTES     (64ull << 10)
+
+/* Whether @o writes something other than one file: rotated files
+ * (--switch-output), a bounded one (--max-size) or flight recorder dumps. */
+bool rec_opts_rotating(const struct rec_opts *o);
+
+/* "64M", "1G", "512K", "4096" or "4096B" (perf's units: powers of 1024)
+ * into *@bytes.  Returns 0 or -EINVAL (zero, junk, overflow). */
+int rec_parse_size(const char *s, uint64_t *bytes);
+
+/* "30s", "5m", "2h", "1d" or "500ms" into *@ns.  Returns 0 or -EINVAL
+ * (no unit, zero, junk, overflow). */
+int rec_parse_duration(const char *s, uint64_t *ns);
 
 /*
  * Parse the command line into @o (zeroed and filled with defaults first).

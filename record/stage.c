@@ -155,3 +155,116 @@ void rec_stage_free(struct rec_stage *st)
 	if (st)
 		amb_buf_free(&st->buf);
 }
+
+void rec_counters_add(struct rec_counters *dst, const struct rec_counters *src)
+{
+	dst->records += src->records;
+	dst->samples += src->samples;
+	dst->lost_records += src->lost_records;
+	dst->lost_samples += src->lost_samples;
+	dst->throttle += src->throttle;
+	dst->unthrottle += src->unthrottle;
+	dst->bytes += src->bytes;
+	dst->bad += src->bad;
+	dst->stack_zeroed += src->stack_zeroed;
+}
+
+void rec_stage_counted(struct rec_stage *st, struct rec_counters *delta)
+{
+	const struct rec_counters *c = &st->c, *t = &st->c_taken;
+
+	delta->records = c->records - t->records;
+	delta->samples = c->samples - t->samples;
+	delta->lost_records = c->lost_records - t->lost_records;
+	delta->lost_samples = c->lost_samples - t->lost_samples;
+	delta->throttle = c->throttle - t->throttle;
+	delta->unthrottle = c->unthrottle - t->unthrottle;
+	delta->bytes = c->bytes - t->bytes;
+	delta->bad = c->bad - t->bad;
+	delta->stack_zeroed = c->stack_zeroed - t->stack_zeroed;
+	st->c_taken = st->c;
+}
+
+void rec_records_free(struct rec_records *r)
+{
+	if (!r)
+		return;
+	amb_buf_free(&r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+bool rec_record_is_state(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_NAMESPACES:
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+	case PERF_RECORD_CGROUP:
+	case PERF_RECORD_TEXT_POKE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void records_note_time(struct rec_records *r, uint64_t t)
+{
+	if (!t)
+		return;
+	if (!r->first_time || t < r->first_time)
+		r->first_time = t;
+	if (t > r->last_time)
+		r->last_time = t;
+}
+
+long rec_records_copy_state(const struct amb_perf_layout *l, const void *data, size_t len,
+			    uint64_t min_time, struct rec_records *out)
+{
+	const uint8_t *p = data;
+	long n = 0;
+
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
+		const struct perf_event_header *h = (const void *)(p + off);
+		struct amb_perf_sample_id id = { 0 };
+
+		/* The stage holds whole records only (ring.c checked them). */
+		if (h->size < sizeof(*h) || h->size > len - off)
+			break;
+		if (rec_record_is_state(h->type)) {
+			if (l->trailer_time_off >= 0)
+				amb_perf_sample_id_walk(l, p + off, h->size, false, &id);
+			if (!id.time || id.time >= min_time) {
+				if (amb_buf_append(&out->buf, p + off, h->size))
+					return -ENOMEM;
+				out->nr++;
+				records_note_time(out, id.time);
+				n++;
+			}
+		}
+		off += h->size;
+	}
+	return n;
+}
+
+int rec_stage_prepend(struct rec_stage *st, struct rec_records *r)
+{
+	if (!r->nr)
+		return 0;
+	if (amb_buf_append(&r->buf, st->buf.data, st->buf.len))
+		return -ENOMEM;
+	amb_buf_free(&st->buf);
+	st->buf = r->buf;
+	memset(&r->buf, 0, sizeof(r->buf));
+	st->nr_records += r->nr;
+	if (r->first_time) {
+		note_time(st, r->first_time);
+		note_time(st, r->last_time);
+	}
+	rec_records_free(r);
+	return 0;
+}

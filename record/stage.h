@@ -32,6 +32,7 @@ struct rec_stage {
 	uint64_t first_time, last_time;
 	size_t block_bytes;        /* full at this size: ring copies stop; 0 = never */
 	struct rec_counters c;     /* running totals, never reset */
+	struct rec_counters c_taken; /* c when the stage was last handed over */
 };
 
 /*
@@ -49,5 +50,45 @@ void *rec_stage_take(struct rec_stage *st, uint32_t cpu, struct amb_block_desc *
 
 /* Free the staged bytes (NULL-safe); the counters stay. */
 void rec_stage_free(struct rec_stage *st);
+
+/* The counters of what @st staged since the last call (what a block taken
+ * now holds), into @delta. */
+void rec_stage_counted(struct rec_stage *st, struct rec_counters *delta);
+
+/* @dst += @src, field by field. */
+void rec_counters_add(struct rec_counters *dst, const struct rec_counters *src);
+
+/* Whole records of one CPU set aside (copies), with their count and time
+ * range, as a RING block describes them. */
+struct rec_records {
+	struct amb_buf buf;
+	uint64_t nr;
+	uint64_t first_time, last_time;  /* 0 when none carries a time */
+};
+
+/* Free @r's bytes and empty it (NULL-safe). */
+void rec_records_free(struct rec_records *r);
+
+/*
+ * Whether a record of kernel @type changes what a reader knows of tasks
+ * and address spaces, which a recording that starts later must still see:
+ * MMAP, MMAP2, COMM, FORK, EXIT, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP,
+ * TEXT_POKE.
+ */
+bool rec_record_is_state(uint32_t type);
+
+/*
+ * Append to @out a copy of each such state record among the whole records
+ * @data (@len bytes of this host, laid out as @l) whose sample_id_all time
+ * is @min_time or later (a record without one is kept).  Returns the
+ * number of records copied, or -ENOMEM (@out then holds those before).
+ */
+long rec_records_copy_state(const struct amb_perf_layout *l, const void *data, size_t len,
+			    uint64_t min_time, struct rec_records *out);
+
+/* Put @r's records before what @st holds, in the block @st becomes but not
+ * in its counters (they are copies of records counted before); @r is left
+ * empty.  Returns 0 or -ENOMEM (nothing changed). */
+int rec_stage_prepend(struct rec_stage *st, struct rec_records *r);
 
 #endif /* AMB_REC_STAGE_H */

@@ -397,15 +397,24 @@ int rec_synth_process(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
 	n = rec_proc_threads(pid, &tids);
 	if (n < 0)
 		return n == -ENOMEM ? n : 0; /* exited meanwhile, or unreadable */
+	/* The leader first, so that its other threads fork from a thread the
+	 * analyzer knows. */
+	for (int i = 1; i < n; i++)
+		if (tids[i] == pid) {
+			tids[i] = tids[0];
+			tids[0] = pid;
+		}
+	/*
+	 * FORK before COMM, as perf synthesizes and as the kernel reports a
+	 * clone: a FORK gives the new thread its parent's name, so a COMM
+	 * written before it would be overwritten, and every process would
+	 * carry the name of its oldest synthesized ancestor.
+	 */
 	for (int i = 0; i < n && !err; i++) {
 		char *comm = read_comm(pid, tids[i]);
 
 		if (!comm)
 			continue; /* the thread exited meanwhile */
-		err = rec_synth_comm(x, out, pid, tids[i], comm);
-		free(comm);
-		if (err)
-			break;
 		if (tids[i] == pid) {
 			pid_t ppid = read_ppid(pid);
 
@@ -413,6 +422,9 @@ int rec_synth_process(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
 		} else {
 			err = rec_synth_fork(x, out, pid, tids[i]);
 		}
+		if (!err)
+			err = rec_synth_comm(x, out, pid, tids[i], comm);
+		free(comm);
 	}
 	free(tids);
 	if (!err)
@@ -437,6 +449,88 @@ int rec_synth_all(struct rec_synth_ctx *x, struct amb_buf *out)
 		err = rec_synth_process(x, out, (pid_t)pid);
 	}
 	closedir(d);
+	return err;
+}
+
+/* The parent of process @pid from /proc/PID/stat ("PID (COMM) S PPID ..."),
+ * 0 when it cannot be read.  COMM may hold any byte but NUL, ')' too. */
+static pid_t stat_ppid(long pid)
+{
+	char path[64], *s, *p;
+	long ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	s = amb_read_file(path, 4096, NULL);
+	if (!s)
+		return 0;
+	p = strrchr(s, ')');
+	if (p && p[1] == ' ' && p[2] && p[3] == ' ')
+		ppid = strtol(p + 4, NULL, 10);
+	free(s);
+	return (pid_t)ppid;
+}
+
+struct pid_pair {
+	pid_t pid, ppid;
+};
+
+static bool pid_listed(const pid_t *v, size_t n, pid_t p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == p)
+			return true;
+	return false;
+}
+
+int rec_synth_tree(struct rec_synth_ctx *x, struct amb_buf *out, const pid_t *roots, size_t n)
+{
+	struct pid_pair *all = NULL;
+	size_t nall = 0, cap = 0, ntree = 0, tcap = 0;
+	pid_t *tree = NULL;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		if (amb_ensure_cap((void **)&all, &cap, sizeof(*all), nall + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		all[nall].pid = (pid_t)pid;
+		all[nall].ppid = stat_ppid(pid);
+		nall++;
+	}
+	closedir(d);
+	/* Breadth first from the roots: parents before their children. */
+	for (size_t i = 0; i < n && !err; i++) {
+		if (pid_listed(tree, ntree, roots[i]))
+			continue;
+		if (amb_ensure_cap((void **)&tree, &tcap, sizeof(*tree), ntree + 1))
+			err = -ENOMEM;
+		else
+			tree[ntree++] = roots[i];
+	}
+	for (size_t k = 0; k < ntree && !err; k++) {
+		for (size_t i = 0; i < nall && !err; i++) {
+			if (all[i].ppid != tree[k] || pid_listed(tree, ntree, all[i].pid))
+				continue;
+			if (amb_ensure_cap((void **)&tree, &tcap, sizeof(*tree), ntree + 1))
+				err = -ENOMEM;
+			else
+				tree[ntree++] = all[i].pid;
+		}
+	}
+	for (size_t k = 0; k < ntree && !err; k++)
+		err = rec_synth_process(x, out, tree[k]);
+	free(all);
+	free(tree);
 	return err;
 }
 

@@ -53,9 +53,12 @@ struct rec_mmap2 {
 int rec_synth_mmap2(struct rec_synth_ctx *x, struct amb_buf *out, const struct rec_mmap2 *m);
 
 /*
- * COMM, FORK (each thread to its process) and MMAP2 for every executable
- * mapping of process @pid (with x->data every mapping: files, [heap],
- * [stack], and anonymous memory as "//anon", perf's name), build-ids read through the cache and listed
+ * For each thread of process @pid, the leader first: a FORK (the leader
+ * from its parent, every other thread from the leader) followed by the
+ * thread's own COMM, which a reader applies after the FORK's inherited
+ * name; then MMAP2 for every executable mapping of @pid (with x->data
+ * every mapping: files, [heap], [stack], and anonymous memory as
+ * "//anon", perf's name), build-ids read through the cache and listed
  * once in x->buildids.  A process that vanished meanwhile or cannot be
  * read is skipped: returns 0 with nothing added.  Errors: -ENOMEM, -E2BIG.
  */
@@ -71,6 +74,12 @@ int rec_synth_kernel(struct rec_synth_ctx *x, struct amb_buf *out,
  * recording).  Returns 0, -errno when /proc cannot be listed, -ENOMEM,
  * -E2BIG. */
 int rec_synth_all(struct rec_synth_ctx *x, struct amb_buf *out);
+
+/* rec_synth_process() for each process of @roots (@n) and every process
+ * descending from one of them, parents first (a recording that follows
+ * children, starting a new file).  Returns 0, -errno when /proc cannot be
+ * listed, -ENOMEM, -E2BIG. */
+int rec_synth_tree(struct rec_synth_ctx *x, struct amb_buf *out, const pid_t *roots, size_t n);
 
 /* Free the build-id list of @x (not x->cache, not x->buildids). */
 void rec_synth_ctx_free(struct rec_synth_ctx *x);

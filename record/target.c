@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "record/cgroup.h"
 #include "record/target.h"
 
 #define MAX_CPUS 4096
@@ -229,17 +231,112 @@ int rec_target_check_cmd(const char *cmd, char *err, size_t errlen)
 	return -e;
 }
 
+/* -u: a user name or number into *@uid. */
+static int parse_user(const char *user, uid_t *uid, char *err, size_t errlen)
+{
+	struct passwd pw, *res = NULL;
+	char buf[16384], *end;
+	unsigned long v;
+	int e;
+
+	errno = 0;
+	v = strtoul(user, &end, 10);
+	if (!*end && end != user && !errno && v < (unsigned long)(uid_t)-1) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	e = getpwnam_r(user, &pw, buf, sizeof(buf), &res);
+	if (!res) {
+		snprintf(err, errlen, "-u %s: no such user%s%s", user, e ? ": " : "",
+			 e ? strerror(e) : "");
+		return -EINVAL;
+	}
+	*uid = pw.pw_uid;
+	return 0;
+}
+
+/* The real user id of process @pid, from /proc/PID/status; -1 when gone. */
+static long proc_real_uid(long pid)
+{
+	char path[64], *s, *p;
+	long uid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	s = amb_read_file(path, 1 << 16, NULL);
+	if (!s)
+		return -1;
+	p = strstr(s, "\nUid:");
+	if (p)
+		uid = strtol(p + 5, NULL, 10);
+	free(s);
+	return uid;
+}
+
+/* -u: every thread of every process of user t->uid now running, but ours
+ * (perf's -u).  Children they start later are followed (inherit). */
+static int init_user(struct rec_target *t, char *err, size_t errlen)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d) {
+		ret = -errno;
+		snprintf(err, errlen, "-u %s: cannot list /proc: %s", t->user, strerror(-ret));
+		return ret;
+	}
+	while (!ret && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		pid_t *tids = NULL;
+		int n;
+
+		if (*end || pid <= 0 || pid == (long)getpid() || proc_real_uid(pid) != (long)t->uid)
+			continue;
+		n = rec_proc_threads((pid_t)pid, &tids);
+		if (n < 0) {
+			ret = n == -ENOMEM ? n : 0;  /* gone meanwhile */
+			continue;
+		}
+		ret = push_pid(&t->procs, &t->nr_procs, &t->cap_procs, (pid_t)pid);
+		for (int k = 0; k < n && !ret; k++)
+			ret = push_pid(&t->threads, &t->nr_threads, &t->cap_threads, tids[k]);
+		free(tids);
+	}
+	closedir(d);
+	if (!ret && !t->nr_procs) {
+		snprintf(err, errlen, "-u %s: user %u runs no process", t->user, (unsigned)t->uid);
+		return -ESRCH;
+	}
+	return ret;
+}
+
 int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, size_t errlen)
 {
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = -1;
+	t->cgroup_fd = -1;
+	if (o->uid) {
+		t->kind = REC_TARGET_PID;
+		t->user = o->uid;
+		ret = parse_user(o->uid, &t->uid, err, errlen);
+		if (!ret)
+			ret = init_cpus(t, o->cpulist, err, errlen);
+		return ret ? ret : init_user(t, err, errlen);
+	}
+	if (o->cgroup) {
+		t->cgroup_fd = rec_cgroup_open(o->cgroup, err, errlen);
+		if (t->cgroup_fd < 0)
+			return t->cgroup_fd;
+		t->cgroup = o->cgroup;
+	}
 	if (o->nr_pids)
 		t->kind = REC_TARGET_PID;
 	else if (o->nr_tids)
 		t->kind = REC_TARGET_TID;
-	else if (o->system_wide || o->cpulist || !o->argc)
+	else if (o->system_wide || o->cpulist || o->cgroup || !o->argc)
 		t->kind = REC_TARGET_SYSTEM;  /* with a command: while it runs */
 	else
 		t->kind = REC_TARGET_CMD;
@@ -354,11 +451,14 @@ void rec_target_free(struct rec_target *t)
 		kill(t->child, SIGTERM);
 		rec_reap(t->child, NULL);
 	}
+	if (t->cgroup && t->cgroup_fd >= 0)
+		close(t->cgroup_fd);
 	free(t->cpus);
 	free(t->threads);
 	free(t->procs);
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = -1;
+	t->cgroup_fd = -1;
 }
 
 pid_t rec_reap(pid_t pid, int *wstatus)

@@ -16,8 +16,9 @@ enum rec_target_kind {
 	REC_TARGET_CMD,     /* a command we fork and exec */
 	REC_TARGET_PID,     /* -p: all threads of running processes */
 	REC_TARGET_TID,     /* -t: single threads */
-	REC_TARGET_SYSTEM,  /* -a or -C: every task on the CPUs (while a
-			     * command runs, when one is given) */
+	REC_TARGET_SYSTEM,  /* -a, -C or -G: every task on the CPUs (while a
+			     * command runs, when one is given); with -G only
+			     * those of a cgroup */
 };
 
 /* What is recorded: CPUs, threads and processes, and the forked command. */
@@ -32,14 +33,21 @@ struct rec_target {
 	pid_t child;        /* the forked command (CMD, or SYSTEM with one), else 0 */
 	int go_fd;          /* CMD: writing a byte lets the child exec */
 	int err_fd;         /* CMD: carries errno of a failed exec (CLOEXEC pipe) */
+	const char *cgroup; /* -G (SYSTEM): the cgroup's name, else NULL */
+	int cgroup_fd;      /* ... and its directory, when cgroup is set */
+	const char *user;   /* -u (PID): as given, else NULL */
+	uid_t uid;          /* ... its user id: the processes it ran at the start */
 };
 
 /*
  * Fill @t from @o: the CPU list (-C or every online CPU), the threads of
- * -p/-t (read from /proc/PID/task), or fork the command, which then waits
- * until rec_target_start() (and gets SIGKILL if amber-rec dies: it never
- * runs on unobserved, PR_SET_PDEATHSIG).  Errors: -ESRCH for a missing process (message
- * in @err), -EINVAL for a bad CPU list, -errno from fork/pipe.
+ * -p/-t (read from /proc/PID/task) or of the processes whose real user id
+ * is -u's, the cgroup of -G (opened), or fork the command, which then
+ * waits until rec_target_start() (and gets SIGKILL if amber-rec dies: it
+ * never runs on unobserved, PR_SET_PDEATHSIG).  Errors: -ESRCH for a
+ * missing process or a user without one (message in @err), -EINVAL for a
+ * bad CPU list or an unknown user, -errno from fork/pipe or opening the
+ * cgroup.
  */
 int rec_target_init(struct rec_target *t, const struct rec_opts *o, char *err, size_t errlen);
 

@@ -69,6 +69,7 @@ static const struct {
 	{ "stat",   ana_cmd_stat,   "the stored counts as perf stat's table (amber-rec stat -o)" },
 	{ "mem",    ana_cmd_mem,    "memory accesses per NUMA node, level and data object (-d)" },
 	{ "topology", ana_cmd_topology, "the recorded machine: packages, cores, nodes, memory, caches" },
+	{ "sched",  ana_cmd_sched,  "scheduler latency, timehist, and who woke the longest waits" },
 };
 
 static void usage(FILE *f)

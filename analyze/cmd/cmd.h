@@ -42,6 +42,7 @@ int ana_cmd_import(int argc, char **argv);
 int ana_cmd_stat(int argc, char **argv);
 int ana_cmd_mem(int argc, char **argv);
 int ana_cmd_topology(int argc, char **argv);
+int ana_cmd_sched(int argc, char **argv);
 
 /* ---- options every sample command takes ---------------------------------- */
 

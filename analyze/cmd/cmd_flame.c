@@ -9,6 +9,11 @@
  * just above "all") and their callers stack up above them, so the widest
  * bottom frames are where time is spent, whoever called them.  The graph
  * is still drawn bottom-up.
+ *
+ * --off-cpu and --wall-clock draw time instead of samples (view/offcpu.h):
+ * the off-CPU waits under the stack their thread blocked in, ending in a
+ * frame that names its state, and for the wall clock the on-CPU samples
+ * beside them, each thread its own tower.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,6 +41,13 @@ static const char usage[] =
 "      --minwidth PX       leave out frames narrower than PX (default 0.1)\n"
 "      --no-comm           no command name as the outermost frame\n"
 "      --no-inline         no frames for inlined functions\n"
+"      --off-cpu           time off CPU (ns) by the stack at switch-out, each\n"
+"                          stack ending in [off-cpu STATE]; needs a recording\n"
+"                          made with amber-rec --off-cpu\n"
+"      --wall-clock        where each thread's wall-clock time went: on-CPU\n"
+"                          samples (cpu-clock, weighted by period, scaled to the\n"
+"                          thread's time between switches) and off-CPU time,\n"
+"                          under a comm-TID frame per thread\n"
 "  -e, --event NAME        only samples of this event\n"
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"
@@ -45,11 +57,12 @@ FLAME_FILTER_HELP
 struct flame_args {
 	const char *path, *output;
 	bool folded, reverse, period, no_comm, no_inline;
+	enum ana_offcpu_mode time;         /* --off-cpu, --wall-clock */
 	struct ana_fsvg_opts svg;          /* --title, --width, --minwidth */
 	struct ana_pipeline_opts sample;   /* filters, -e, --symfs, --no-debuginfod */
 };
 
-enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_NO_COMM, O_NO_INLINE };
+enum { O_FOLDED = 256, O_REVERSE, O_WEIGHT, O_NO_COMM, O_NO_INLINE, O_OFF_CPU, O_WALL };
 
 static int flame_option(void *ctx, int c, const char *arg)
 {
@@ -69,6 +82,8 @@ static int flame_option(void *ctx, int c, const char *arg)
 		return 0;
 	case O_NO_COMM: a->no_comm = true; return 0;
 	case O_NO_INLINE: a->no_inline = true; return 0;
+	case O_OFF_CPU: a->time = ANA_OFFCPU_WAITS; return 0;
+	case O_WALL: a->time = ANA_OFFCPU_WALL; return 0;
 	default: return ana_fsvg_option(&a->svg, c, arg);
 	}
 }
@@ -82,6 +97,8 @@ int ana_cmd_flame(int argc, char **argv)
 		{ "weight", required_argument, NULL, O_WEIGHT },
 		{ "no-comm", no_argument, NULL, O_NO_COMM },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "off-cpu", no_argument, NULL, O_OFF_CPU },
+		{ "wall-clock", no_argument, NULL, O_WALL },
 		ANA_FSVG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,6 +125,7 @@ int ana_cmd_flame(int argc, char **argv)
 	lo = (struct ana_flame_load_opts){
 		.sample = &a.sample, .key = ANA_FLAME_KEY_STACK, .period = a.period,
 		.reverse = a.reverse, .comm = !a.no_comm, .inline_frames = !a.no_inline,
+		.time = a.time, .thread = a.time == ANA_OFFCPU_WALL && !a.no_comm,
 	};
 	err = ana_flame_load(a.path, t, 0, &lo, &st);
 	if (err) {
@@ -132,12 +150,20 @@ int ana_cmd_flame(int argc, char **argv)
 		struct ana_fsvg_opts so = a.svg;
 
 		if (!so.title)
-			so.title = a.reverse ? "Flame Graph (reversed: leaves at the root)" :
+			so.title = a.time == ANA_OFFCPU_WAITS ? "Off-CPU Time Flame Graph" :
+				   a.time == ANA_OFFCPU_WALL ? "Wall-Clock Time Flame Graph" :
+				   a.reverse ? "Flame Graph (reversed: leaves at the root)" :
 					       "Flame Graph";
 		so.subtitle = subtitle;
-		so.unit = a.period ? "period" : "samples";
-		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples",
-			 a.path, st.added, st.samples);
+		so.unit = a.time ? "ns" : a.period ? "period" : "samples";
+		if (a.time)
+			snprintf(subtitle, sizeof(subtitle), "%s: %.3f s off CPU in %" PRIu64
+				 " waits, %.3f s on CPU in %" PRIu64 " samples", a.path,
+				 (double)st.time.wait_ns / 1e9, st.time.waits,
+				 (double)st.time.on_cpu_ns / 1e9, st.time.on_cpu);
+		else
+			snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples",
+				 a.path, st.added, st.samples);
 		err = ana_fsvg_write(f, t, &so);
 	}
 	err = ana_output_close(&o, err);

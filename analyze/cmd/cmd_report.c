@@ -694,6 +694,10 @@ ANA_REPORT_MEMKEYS_HELP
 "  -g, --call-graph[=caller|callee[,PCT]]\n"
 "                         call graph under each entry (default callee,0.5)\n"
 "      --no-inline        no inlined functions in call graphs\n"
+"      --off-cpu          time off CPU instead of samples: each wait (switch-out\n"
+"                         to switch-in) is a sample of its stack at switch-out\n"
+"                         weighted in ns, in one table per state (R, S, D ...);\n"
+"                         needs a recording made with amber-rec --off-cpu\n"
 "      --pid/--tid LIST   only these processes/threads\n"
 "      --comm LIST        only these commands\n"
 "  -C, --cpu LIST         only these CPUs (0-3,7)\n"
@@ -709,7 +713,7 @@ ANA_REPORT_MEMKEYS_HELP
 "      --json             JSON instead of text\n"
 "      --stdio            text output (the only mode)\n";
 
-enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE };
+enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE, O_OFF_CPU };
 
 struct report_args {
 	struct report *r;
@@ -739,9 +743,34 @@ static int report_option(void *ctx, int c, const char *arg)
 		return end == arg || *end || r->percent_limit < 0 ? -EINVAL : 0;
 	case O_JSON: r->json = true; return 0;
 	case O_STDIO: return 0;
+	case O_OFF_CPU: r->time = ANA_OFFCPU_WAITS; return 0;
 	case 'i': a->files[0] = arg; return 0;
 	default: return 1;
 	}
+}
+
+/* ---- --off-cpu: waits as samples (view/offcpu.h) --------------------------------- */
+
+/* Open the recording with the waits as the source of samples: 0, or 1
+ * after reporting the error. */
+static int open_offcpu(struct report *r, const char *path)
+{
+	int err = ana_offcpu_open(path, &r->opts, r->time, &r->oc);
+
+	if (err)
+		return ana_cmd_fail("report", path, err);
+	r->p = ana_offcpu_pipeline(r->oc);
+	return 0;
+}
+
+/* The waits stand for the samples in the closing counts. */
+static void offcpu_counts(struct report *r)
+{
+	struct ana_offcpu_stats ws;
+
+	ana_offcpu_get_stats(r->oc, &ws);
+	r->samples_seen = ws.waits;
+	r->filtered = 0;
 }
 
 static int free_report(struct report *r, int rc)
@@ -758,7 +787,10 @@ static int free_report(struct report *r, int rc)
 	amb_hashmap_free(&r->memos.map);
 	free(r->memos.key);
 	ana_report_memkeys_free(r);
-	ana_pipeline_close(r->p);
+	if (r->oc)
+		ana_offcpu_close(r->oc);    /* and its pipeline */
+	else
+		ana_pipeline_close(r->p);
 	ana_intern_free(&r->strings);
 	amb_hashmap_free(&r->cg_names);
 	ana_pipeline_opts_free(&r->opts);
@@ -778,6 +810,7 @@ int ana_cmd_report(int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, O_PLIMIT },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "stdio", no_argument, NULL, O_STDIO },
+		{ "off-cpu", no_argument, NULL, O_OFF_CPU },
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -812,28 +845,33 @@ int ana_cmd_report(int argc, char **argv)
 	r.memo_on = r.fast_keys;
 	if (!r.frames || !r.cg_path || !r.stack_entries || !r.memos.key)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
-	if (ana_cmd_open("report", path, &r.opts, &r.p))
+	if (r.time ? open_offcpu(&r, path) : ana_cmd_open("report", path, &r.opts, &r.p))
 		return free_report(&r, 1);
 	r.s = ana_pipeline_session(r.p);
 	r.tp = ana_pipeline_tp(r.p);
 	rc = ana_report_memkeys_open(&r, path);
 	if (rc)
 		return free_report(&r, rc);
-	r.nr_hists = ana_session_event_count(r.s) + 1;
+	r.nr_hists = (r.time ? ANA_SCHED_NR_STATES : ana_session_event_count(r.s)) + 1;
 	r.hists = calloc(r.nr_hists, sizeof(*r.hists));
 	if (!r.hists)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	for (i = 0; i + 1 < r.nr_hists; i++)
-		r.hists[i].evt = ana_session_event(r.s, i);
+		r.hists[i].evt = r.time ? ana_offcpu_event(r.oc, i) : ana_session_event(r.s, i);
 	ana_progress_init(&r.progress, "report");
 	ana_pipeline_set_progress(r.p, tick, &r.progress);
-	err = ana_pipeline_run(r.p, process_sample, NULL, &r);
+	if (r.time)
+		err = ana_offcpu_run(r.oc, process_sample, &r);
+	else
+		err = ana_pipeline_run(r.p, process_sample, NULL, &r);
 	ana_progress_done(&r.progress);
 	if (err < 0)
 		return free_report(&r, ana_cmd_fail("report", path, err));
 	ana_pipeline_get_stats(r.p, &st);
 	r.samples_seen = st.samples;
 	r.filtered = st.filtered;
+	if (r.time)
+		offcpu_counts(&r);
 	ana_out_init(&out, stdout);
 	if (r.json)
 		ana_out_no_cut(&out);

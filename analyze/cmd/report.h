@@ -106,8 +106,10 @@ struct report {
 	bool children, json, callgraph, caller, inline_frames;
 	double cg_limit, percent_limit;
 	struct ana_pipeline_opts opts; /* filters, -e, --symfs, --no-debuginfod */
+	enum ana_offcpu_mode time;     /* --off-cpu: waits weighted in ns (view/offcpu.h) */
 	/* state */
 	struct ana_pipeline *p;
+	struct ana_offcpu *oc;         /* --off-cpu: the source of samples, owns @p */
 	struct ana_session *s;
 	struct ana_tp *tp;
 	struct hist *hists;      /* per event, + 1 for samples of no event */

@@ -376,7 +376,19 @@ static int process_comm(struct ana_machine *m, const struct ana_record *rec)
 {
 	struct ana_thread *t = id_get(&m->threads, rec->u.comm.tid);
 
-	if (!t || t->pid != rec->u.comm.pid) {
+	if (t && t->pid != rec->u.comm.pid) {
+		/* A tid first met without its process (a sample's, a
+		 * tracepoint's next_pid), or reused: the same thread moves,
+		 * so that pointers to it stay valid and nothing leaks. */
+		struct proc *p = proc_get(m, rec->u.comm.pid);
+
+		if (!p)
+			return -ENOMEM;
+		t->pid = rec->u.comm.pid;
+		t->proc = p;
+		t->exited = false;
+	}
+	if (!t) {
 		t = thread_new(m, rec->u.comm.pid, rec->u.comm.tid, rec->u.comm.comm);
 		if (!t)
 			return -ENOMEM;
@@ -398,11 +410,16 @@ static int process_fork(struct ana_machine *m, const struct ana_record *rec)
 
 	child = id_get(&m->threads, tid);
 	if (child) {
-		/* A reused tid: the old thread is gone. */
+		/* A reused tid: the old thread is gone.  Unless it is the same
+		 * thread, alive in the same process: a recorder synthesizes a
+		 * running thread's COMM, then its FORK, which must not give
+		 * it back its process's name. */
+		bool same = !child->exited && child->pid == pid;
+
 		child->pid = pid;
 		child->exited = false;
 		child->proc = proc_get(m, pid);
-		if (!child->proc || (comm && thread_set_comm(m, child, comm)))
+		if (!child->proc || (comm && !same && thread_set_comm(m, child, comm)))
 			return -ENOMEM;
 	} else {
 		child = thread_new(m, pid, tid, comm);

@@ -21,6 +21,7 @@
 #include "analyze/resolve/ksyms.h"
 #include "analyze/resolve/machine.h"
 #include "analyze/resolve/pipeline.h"
+#include "analyze/resolve/sched.h"
 #include "analyze/resolve/stackwalk.h"
 #include "analyze/resolve/symbols.h"
 #include "analyze/resolve/tracepoint.h"

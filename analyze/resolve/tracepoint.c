@@ -261,6 +261,59 @@ int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char 
 	return seq_to_buf(&tp->seq, out);
 }
 
+/* The handle is libtraceevent's own field: it lives as long as the tep. */
+static const struct tep_format_field *tep_field(const struct ana_tp_field *f)
+{
+	return (const struct tep_format_field *)f;
+}
+
+const struct ana_tp_field *ana_tp_find_field(struct ana_tp *tp, const char *system,
+					     const char *event, const char *name)
+{
+	struct tep_event *ev = tep_find_event_by_name(tp->tep, system, event);
+
+	return ev ? (const struct ana_tp_field *)tep_find_any_field(ev, name) : NULL;
+}
+
+/* The field lies inside a payload of @size bytes. */
+static bool field_fits(const struct tep_format_field *f, size_t size)
+{
+	return f->offset >= 0 && f->size > 0 && (size_t)f->offset + (size_t)f->size <= size;
+}
+
+int ana_tp_read_u64(struct ana_tp *tp, const struct ana_tp_field *fld, const uint8_t *raw,
+		    size_t size, uint64_t *val)
+{
+	const struct tep_format_field *f = tep_field(fld);
+
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC |
+			TEP_FIELD_IS_RELATIVE) ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return -EINVAL;
+	if (!field_fits(f, size))
+		return -ERANGE;
+	/* Swaps the producer's byte order as the tep was told (ana_tp_new). */
+	*val = tep_read_number(tp->tep, raw + f->offset, f->size);
+	return 0;
+}
+
+int ana_tp_read_str(const struct ana_tp_field *fld, const uint8_t *raw, size_t size, char *buf,
+		    size_t len)
+{
+	const struct tep_format_field *f = tep_field(fld);
+	size_t n;
+
+	if (!(f->flags & TEP_FIELD_IS_ARRAY) || (f->flags & TEP_FIELD_IS_DYNAMIC) || !len)
+		return -EINVAL;
+	if (!field_fits(f, size))
+		return -ERANGE;
+	n = strnlen((const char *)raw + f->offset, (size_t)f->size);
+	n = n < len - 1 ? n : len - 1;
+	memcpy(buf, raw + f->offset, n);
+	buf[n] = '\0';
+	return 0;
+}
+
 /* tep_func_resolver_t: libtraceevent prints the name it returns, and the
  * offset from *@addrp (moved to the symbol's start) for %pS. */
 static char *resolve_ksym(void *priv, unsigned long long *addrp, char **modp)

@@ -55,6 +55,39 @@ int ana_tp_format(struct ana_tp *tp, const uint8_t *raw, size_t size, struct amb
 int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char *name,
 		 struct amb_buf *out);
 
+/*
+ * A field of one event, looked up once and then read from many payloads
+ * without decoding them whole (the scheduler model reads sched_switch's
+ * fields at every switch).  Owned by the decoder.
+ */
+struct ana_tp_field;
+
+/*
+ * The field @name (common fields included) of the event @system:@event, or
+ * NULL when the recording has no format for that event or the event no
+ * such field.
+ */
+const struct ana_tp_field *ana_tp_find_field(struct ana_tp *tp, const char *system,
+					     const char *event, const char *name);
+
+/*
+ * The number in field @f of the payload @raw of @size bytes (an event of
+ * @f's), in host byte order, zero-extended to 64 bits.  Returns 0,
+ * -ERANGE when the payload ends before the field, -EINVAL when the field
+ * is not a number (an array, a string, a __data_loc).
+ */
+int ana_tp_read_u64(struct ana_tp *tp, const struct ana_tp_field *f, const uint8_t *raw,
+		    size_t size, uint64_t *val);
+
+/*
+ * The fixed-size char array field @f (prev_comm, comm ...) of the payload
+ * @raw of @size bytes, NUL-terminated into @buf of @len bytes (cut to
+ * fit).  Returns 0, -ERANGE when the payload ends before the field,
+ * -EINVAL when the field is not a char array.
+ */
+int ana_tp_read_str(const struct ana_tp_field *f, const uint8_t *raw, size_t size, char *buf,
+		    size_t len);
+
 struct ana_ksym;
 
 /* The kernel symbol holding @addr, and *@off into it; NULL when none does. */

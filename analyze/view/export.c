@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/view/export.h"
+#include "analyze/view/export_stack.h"
 #include "common/util.h"
 #include <amber/common.h>
 
@@ -28,9 +29,30 @@ int ana_export_format_parse(const char *name, enum ana_export_format *f)
 	return -EINVAL;
 }
 
+int ana_export_run(struct ana_pipeline *p, const struct ana_export_opts *o, ana_sample_fn fn,
+		   ana_record_fn other, void *ctx)
+{
+	if (o && o->offcpu)
+		return ana_offcpu_run(o->offcpu, fn, ctx);
+	return ana_pipeline_run(p, fn, other, ctx);
+}
+
+bool ana_export_weight_is_ns(const struct ana_export_opts *o, const struct ana_event *e)
+{
+	if (o && o->offcpu)
+		for (size_t i = 0; i < ANA_SCHED_NR_STATES; i++)
+			if (e == ana_offcpu_event(o->offcpu, i))
+				return true;
+	return ana_event_period_is_ns(e);
+}
+
 int ana_export(struct ana_pipeline *p, enum ana_export_format f, FILE *out,
 	       const struct ana_export_opts *o)
 {
+	if (o && o->offcpu && f != ANA_EXPORT_PPROF && f != ANA_EXPORT_SPEEDSCOPE) {
+		amb_errmsg_set("off-CPU time exports as pprof or speedscope");
+		return -EINVAL;
+	}
 	switch (f) {
 	case ANA_EXPORT_PPROF: return ana_export_pprof(p, out, o);
 	case ANA_EXPORT_SPEEDSCOPE: return ana_export_speedscope(p, out, o);

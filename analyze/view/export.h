@@ -9,8 +9,10 @@
  *
  * Weights: every writer keeps the sample count and the period of each
  * sampled event (cpu-clock and task-clock periods are nanoseconds of CPU
- * time); a second kind of weight (off-CPU time) becomes one more value
- * type / profile without changing the writers' structure.
+ * time).  Off-CPU time (export --off-cpu, --wall-clock: view/offcpu.h)
+ * comes as samples of one synthetic event per thread state, weighted in
+ * nanoseconds: pprof makes each a value type beside a total ("off-cpu"
+ * or "wall"), speedscope weighs each thread's profile in nanoseconds.
  */
 #ifndef AMB_ANALYZE_EXPORT_H
 #define AMB_ANALYZE_EXPORT_H
@@ -20,6 +22,7 @@
 #include <stdio.h>
 
 #include "analyze/resolve/resolve.h"
+#include "analyze/view/offcpu.h"
 
 enum ana_export_format {
 	ANA_EXPORT_PPROF = 0,
@@ -35,7 +38,26 @@ int ana_export_format_parse(const char *name, enum ana_export_format *f);
 struct ana_export_opts {
 	bool inline_frames;     /* inlined functions as frames (pprof: as lines) */
 	const char *name;       /* the recording's name in the output (file name) */
+	/*
+	 * When set (pprof and speedscope only), the samples are those of
+	 * ana_offcpu_run() on it instead of the pipeline's: off-CPU waits, or
+	 * the wall clock, weighted in nanoseconds; the pipeline given must be
+	 * ana_offcpu_pipeline() of it.  Borrowed.
+	 */
+	struct ana_offcpu *offcpu;
 };
+
+/*
+ * Hand the samples an export of @p with @o writes to @fn: those of
+ * ana_pipeline_run() (@other gets the other records), or with o->offcpu
+ * those of ana_offcpu_run() (@other unused).  Returns what they return.
+ */
+int ana_export_run(struct ana_pipeline *p, const struct ana_export_opts *o, ana_sample_fn fn,
+		   ana_record_fn other, void *ctx);
+
+/* True when the weight (period) of a sample of event @e counts
+ * nanoseconds: cpu-clock and task-clock, and off-CPU time (@o->offcpu). */
+bool ana_export_weight_is_ns(const struct ana_export_opts *o, const struct ana_event *e);
 
 /*
  * Run @p (opened by the caller with its filters; with

@@ -8,8 +8,9 @@
  * Samples with the same stack and the same labels (pid, tid, comm, cpu)
  * are one pprof Sample whose values add up: value 0 counts samples, then
  * one value per sampled event holds its period (cpu-clock and task-clock
- * in nanoseconds).  A later kind of weight (off-CPU time) is one more
- * value type.  Locations are (mapping, address) pairs whose lines are the
+ * in nanoseconds).  Off-CPU time (ana_export_opts.offcpu) is one value
+ * type per thread state ("off-cpu-S" ...) after a total in nanoseconds,
+ * "off-cpu" or, for the wall clock, "wall", which is the default.  Locations are (mapping, address) pairs whose lines are the
  * inline chain; mappings carry the file offset, path and build-id, so
  * that a symbol server can symbolize the profile again.
  */
@@ -54,8 +55,15 @@ struct psample {
 
 struct pprof {
 	struct ana_pipeline *p;
+	const struct ana_export_opts *o;
 	struct ana_xctx *x;
-	size_t nr_values;              /* 1 + events */
+	/*
+	 * Values: [0] counts samples; [1 + c] holds the periods of column c:
+	 * the session's events (c < nev), then with o->offcpu the states'
+	 * synthetic events and last their total.
+	 */
+	size_t nr_values;
+	size_t nev;
 	/* the string table: interned pointer -> index */
 	struct amb_hashmap str_idx;
 	const char **strs;
@@ -77,7 +85,7 @@ struct pprof {
 	size_t nr_sample_locs, cap_sample_locs;
 	uint64_t *cur_locs;            /* the current sample's */
 	size_t cap_cur;
-	uint64_t *event_samples;       /* per event */
+	uint64_t *event_samples;       /* per column */
 	uint64_t first_time, last_time;
 	int err;
 };
@@ -243,12 +251,35 @@ static bool sample_eq(uint64_t stored, const void *key)
 	       !memcmp(k->pp->sample_locs + s->first_loc, k->locs, k->nr_locs * sizeof(*k->locs));
 }
 
+/* The column of event @e's periods, or -1. */
+static long event_column(const struct pprof *pp, const struct ana_event *e)
+{
+	struct ana_session *ses = ana_pipeline_session(pp->p);
+
+	if (!e)
+		return -1;
+	if (e->index < pp->nev && ana_session_event(ses, e->index) == e)
+		return (long)e->index;
+	if (pp->o->offcpu && ana_offcpu_event(pp->o->offcpu, e->index) == e)
+		return (long)(pp->nev + e->index);
+	return -1;
+}
+
+/* The event of column @c, NULL for the off-CPU total. */
+static const struct ana_event *column_event(const struct pprof *pp, size_t c)
+{
+	if (c < pp->nev)
+		return ana_session_event(ana_pipeline_session(pp->p), c);
+	return pp->o->offcpu ? ana_offcpu_event(pp->o->offcpu, c - pp->nev) : NULL;
+}
+
 static int on_sample(void *ctx, const struct ana_sample *s, struct ana_thread *t)
 {
 	struct pprof *pp = ctx;
 	const struct ana_xstack *st = ana_xctx_walk(pp->x, t, s);
 	struct sample_key k = { pp, NULL, 0, s->pid, s->tid, UINT32_MAX, NULL };
 	struct psample *ps;
+	long col;
 	uint64_t h;
 	void *v;
 
@@ -299,9 +330,15 @@ static int on_sample(void *ctx, const struct ana_sample *s, struct ana_thread *t
 		pp->nr_samples++;
 	}
 	ps->values[0]++;
-	if (s->evt && s->evt->index + 1 < pp->nr_values) {
-		ps->values[1 + s->evt->index] += (int64_t)s->period;
-		pp->event_samples[s->evt->index]++;
+	col = event_column(pp, s->evt);
+	if (col >= 0) {
+		ps->values[1 + col] += (int64_t)s->period;
+		pp->event_samples[col]++;
+		if (pp->o->offcpu) {
+			/* Every sample of an off-CPU export weighs nanoseconds. */
+			ps->values[pp->nr_values - 1] += (int64_t)s->period;
+			pp->event_samples[pp->nr_values - 2]++;
+		}
 	}
 	if (!pp->first_time || s->time < pp->first_time)
 		pp->first_time = s->time;
@@ -353,15 +390,24 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	}
 }
 
-/* The (type, unit) of event @e's period. */
-static void value_type(struct pprof *pp, const struct ana_event *e, Perftools__Profiles__ValueType *vt)
+/* The (type, unit) of column @c's periods. */
+static void value_type(struct pprof *pp, size_t c, Perftools__Profiles__ValueType *vt)
 {
-	bool ns = ana_event_period_is_ns(e);
+	const struct ana_event *e = column_event(pp, c);
+	bool ns = !e || ana_export_weight_is_ns(pp->o, e);
+	char name[32];
 
-	if (ns && e->attr.config == PERF_COUNT_SW_CPU_CLOCK)
+	if (!e) {
+		vt->type = str_index(pp, ana_offcpu_mode(pp->o->offcpu) == ANA_OFFCPU_WALL ?
+					 "wall" : "off-cpu");
+	} else if (c >= pp->nev) {
+		snprintf(name, sizeof(name), "off-cpu-%c", ana_sched_state_letter(e->index));
+		vt->type = str_index(pp, name);
+	} else if (ns && e->attr.config == PERF_COUNT_SW_CPU_CLOCK) {
 		vt->type = str_index(pp, "cpu");
-	else
+	} else {
 		vt->type = str_index(pp, e->name);
+	}
 	vt->unit = str_index(pp, ns ? "nanoseconds" : "count");
 }
 
@@ -385,12 +431,15 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 	int err = -ENOMEM;
 
 	str_index(pp, "");
-	/* Value 0, samples; then the events that have samples. */
+	/* Value 0, samples; then the off-CPU total, the default where there
+	 * is one; then the columns that have samples. */
 	cols = calloc(pp->nr_values, sizeof(*cols));
 	if (!cols)
 		goto out;
 	cols[ncols++] = 0;
-	for (size_t i = 0; i + 1 < pp->nr_values; i++)
+	if (pp->o->offcpu)
+		cols[ncols++] = pp->nr_values - 1;
+	for (size_t i = 0; i + 1 < pp->nr_values - (pp->o->offcpu ? 1 : 0); i++)
 		if (pp->event_samples[i])
 			cols[ncols++] = i + 1;
 	vts = calloc(ncols, sizeof(*vts));
@@ -416,7 +465,7 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 	for (size_t i = 0; i < ncols; i++) {
 		perftools__profiles__value_type__init(&vts[i]);
 		if (cols[i]) {
-			value_type(pp, ana_session_event(ses, cols[i] - 1), &vts[i]);
+			value_type(pp, cols[i] - 1, &vts[i]);
 		} else {
 			vts[i].type = str_index(pp, "samples");
 			vts[i].unit = str_index(pp, "count");
@@ -606,15 +655,16 @@ out:
 
 int ana_export_pprof(struct ana_pipeline *p, FILE *out, const struct ana_export_opts *o)
 {
-	struct pprof pp = { .p = p };
-	size_t nev = ana_session_event_count(ana_pipeline_session(p));
+	static const struct ana_export_opts none;
+	struct pprof pp = { .p = p, .o = o ? o : &none };
 	int err = -ENOMEM;
 
-	pp.nr_values = 1 + nev;
-	pp.x = ana_xctx_new(p, o ? o->inline_frames : true);
-	pp.event_samples = calloc(nev + 1, sizeof(*pp.event_samples));
+	pp.nev = ana_session_event_count(ana_pipeline_session(p));
+	pp.nr_values = 1 + pp.nev + (pp.o->offcpu ? ANA_SCHED_NR_STATES + 1 : 0);
+	pp.x = ana_xctx_new(p, pp.o->inline_frames || !o);
+	pp.event_samples = calloc(pp.nr_values, sizeof(*pp.event_samples));
 	if (pp.x && pp.event_samples) {
-		err = ana_pipeline_run(p, on_sample, NULL, &pp);
+		err = ana_export_run(p, pp.o, on_sample, NULL, &pp);
 		if (!err)
 			err = encode(&pp, out, o);
 	}

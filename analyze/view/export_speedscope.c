@@ -5,8 +5,8 @@
  * "sampled" profile per thread, its samples in time order as stacks of
  * indices into a frame table shared by all profiles (function name,
  * source file or object, line of the function's entry), each with its
- * weight: the period in nanoseconds for cpu-clock and task-clock, else 1
- * per sample (unit "none").
+ * weight: the period in nanoseconds for cpu-clock and task-clock (and
+ * off-CPU time, ana_export_opts.offcpu), else 1 per sample (unit "none").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +41,7 @@ struct sthread {
 
 struct speedscope {
 	struct ana_pipeline *p;
+	const struct ana_export_opts *o;
 	struct ana_xctx *x;
 	struct stack_pool pool;
 	struct sthread *threads;
@@ -135,7 +136,7 @@ static int on_sample(void *ctx, const struct ana_sample *s, struct ana_thread *t
 		return -ENOMEM;
 	t->stacks[t->n] = (uint32_t)id;
 	t->weights[t->n++] = s->period;
-	sp->all_ns &= ana_event_period_is_ns(s->evt);
+	sp->all_ns &= ana_export_weight_is_ns(sp->o, s->evt);
 	return 0;
 }
 
@@ -204,13 +205,13 @@ static void write_json(struct speedscope *sp, struct ana_out *o, const struct an
 
 int ana_export_speedscope(struct ana_pipeline *p, FILE *out, const struct ana_export_opts *o)
 {
-	struct speedscope sp = { .p = p, .all_ns = true };
+	struct speedscope sp = { .p = p, .o = o, .all_ns = true };
 	struct ana_out ob;
 	int err = -ENOMEM;
 
 	sp.x = ana_xctx_new(p, o ? o->inline_frames : true);
 	if (sp.x)
-		err = ana_pipeline_run(p, on_sample, NULL, &sp);
+		err = ana_export_run(p, o, on_sample, NULL, &sp);
 	if (!err) {
 		ana_out_init(&ob, out);
 		ana_out_no_cut(&ob);

@@ -18,6 +18,7 @@ struct loader {
 	struct ana_stk_tree *t;
 	unsigned slot;
 	struct ana_pipeline *p;
+	struct ana_offcpu *oc;          /* o->time */
 	struct ana_intern names;
 	struct ana_stk_frame *frames;   /* the current sample's, leaf first */
 	unsigned nr_frames;
@@ -90,19 +91,28 @@ static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread
 	struct loader *l = ctx;
 	const struct ana_flame_load_opts *o = l->o;
 	unsigned max_depth = o->key == ANA_FLAME_KEY_STACK ? 0 : 1;
-	uint64_t w = o->period ? smp->period : 1;
+	uint64_t w = o->period || l->oc ? smp->period : 1;
+	const char *state = l->oc ? ana_offcpu_state_frame(l->oc, smp) : NULL;
 
 	l->nr_frames = 0;
+	/* Below an off-CPU stack, what the thread was waiting in. */
+	if (state && o->key == ANA_FLAME_KEY_STACK && push_frame(l, state, ANA_STK_OTHER))
+		return l->err;
 	ana_pipeline_walk(l->p, t, smp, l->want, max_depth, collect_frame, l);
 	if (l->err)
 		return l->err;
-	if (!l->nr_frames) {
+	if (l->nr_frames <= (state && o->key == ANA_FLAME_KEY_STACK)) {
 		l->st.filtered++;
 		return 0;
 	}
 	if (o->key == ANA_FLAME_KEY_STACK) {
+		char name[64];
+
+		if (o->thread)
+			snprintf(name, sizeof(name), "%s-%u", ana_thread_comm(t), ana_thread_tid(t));
 		/* A stack already at the depth limit goes without its command. */
-		if (o->comm && push_frame(l, ana_thread_comm(t), ANA_STK_OTHER) && l->err)
+		if ((o->comm || o->thread) &&
+		    push_frame(l, o->thread ? name : ana_thread_comm(t), ANA_STK_OTHER) && l->err)
 			return l->err;
 		/* Leaf first, the command last: --reverse wants exactly that,
 		 * the tree otherwise the other way round. */
@@ -117,12 +127,43 @@ static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread
 	return 0;
 }
 
+/* The recorded samples. */
+static int load_samples(struct loader *l, const char *path, struct ana_pipeline_opts *po)
+{
+	struct ana_pipeline_stats ps;
+	int err = ana_pipeline_open(path, po, &l->p);
+
+	if (err)
+		return err;
+	err = ana_pipeline_run(l->p, add_sample, NULL, l);
+	ana_pipeline_get_stats(l->p, &ps);
+	l->st.samples = ps.samples;
+	l->st.filtered += ps.filtered;
+	ana_pipeline_close(l->p);
+	return err;
+}
+
+/* o->time: the samples of the scheduler model's time (offcpu.h). */
+static int load_time(struct loader *l, const char *path, struct ana_pipeline_opts *po)
+{
+	int err = ana_offcpu_open(path, po, l->o->time, &l->oc);
+
+	if (err)
+		return err;
+	l->p = ana_offcpu_pipeline(l->oc);
+	err = ana_offcpu_run(l->oc, add_sample, l);
+	ana_offcpu_get_stats(l->oc, &l->st.time);
+	l->st.samples = l->st.time.samples;
+	l->st.filtered += l->st.time.filtered;
+	ana_offcpu_close(l->oc);
+	return err;
+}
+
 int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 		   const struct ana_flame_load_opts *o, struct ana_flame_load_stats *st)
 {
 	struct ana_pipeline_opts none;
 	struct loader l = { .o = o, .t = t, .slot = slot };
-	struct ana_pipeline_stats ps;
 	int err;
 
 	ana_pipeline_opts_init(&none);
@@ -131,17 +172,14 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	else if (o->key == ANA_FLAME_KEY_STACK && o->inline_frames)
 		l.want = ANA_SYM_INLINE;
 	l.frames = malloc(MAX_FRAMES * sizeof(*l.frames));
-	err = l.frames ? ana_pipeline_open(path, o->sample ? o->sample : &none, &l.p) : -ENOMEM;
-	if (!err)
-		err = ana_pipeline_run(l.p, add_sample, NULL, &l);
-	if (l.p) {
-		ana_pipeline_get_stats(l.p, &ps);
-		l.st.samples = ps.samples;
-		l.st.filtered += ps.filtered;
-	}
+	if (!l.frames)
+		err = -ENOMEM;
+	else if (o->time)
+		err = load_time(&l, path, o->sample ? o->sample : &none);
+	else
+		err = load_samples(&l, path, o->sample ? o->sample : &none);
 	if (st)
 		*st = l.st;
-	ana_pipeline_close(l.p);
 	ana_intern_free(&l.names);
 	free(l.frames);
 	return err;

@@ -12,6 +12,7 @@
 
 #include "analyze/resolve/resolve.h"
 #include "analyze/view/intern.h"
+#include "analyze/view/offcpu.h"
 #include "analyze/view/stacks.h"
 
 /* What path a sample adds to the tree. */
@@ -29,13 +30,19 @@ struct ana_flame_load_opts {
 	bool reverse;               /* ANA_FLAME_KEY_STACK: leaf first (callee-rooted) */
 	bool comm;                  /* ANA_FLAME_KEY_STACK: the command as outermost frame */
 	bool inline_frames;         /* ANA_FLAME_KEY_STACK: inlined functions as frames */
+	/* Off-CPU or wall-clock time instead of samples (offcpu.h): weights
+	 * are nanoseconds, and an off-CPU stack ends in a frame naming the
+	 * state.  @thread: "comm-TID" instead of comm as outermost frame. */
+	enum ana_offcpu_mode time;
+	bool thread;
 };
 
 struct ana_flame_load_stats {
-	uint64_t samples;   /* SAMPLE records read */
+	uint64_t samples;   /* SAMPLE records read (with @time: on-CPU samples) */
 	uint64_t added;     /* of those, added to the tree */
 	uint64_t filtered;  /* left out by the filters */
 	uint64_t weight;    /* weight added */
+	struct ana_offcpu_stats time;  /* with @time */
 };
 
 /*

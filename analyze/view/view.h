@@ -10,6 +10,7 @@
 
 #include "analyze/view/flame_load.h"
 #include "analyze/view/flame_svg.h"
+#include "analyze/view/offcpu.h"
 #include "analyze/view/intern.h"
 #include "analyze/view/out.h"
 #include "analyze/view/stacks.h"

@@ -8,10 +8,11 @@
 SRC=$ROOT/testdata/programs
 W=$PROG/workload
 WNOFP=$PROG/workload-nofp
+WSTATIC=$PROG/workload-static
 
 t_built() {
 	_missing=""
-	for p in workload workload-nofp spinner forker memtouch; do
+	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch; do
 		[ -x "$PROG/$p" ] || _missing="$_missing $p"
 	done
 	if [ -n "$_missing" ]; then
@@ -22,7 +23,7 @@ t_built() {
 }
 
 t_help() {
-	for p in workload workload-nofp spinner forker memtouch; do
+	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch; do
 		[ -x "$PROG/$p" ] || continue
 		if ! out=$(run_timeout 10 "$PROG/$p" --help 2>&1); then
 			fail programs_help "$p --help exited non-zero"
@@ -61,6 +62,7 @@ t_checksum() {
 	a=$(checksum "$W" --work 20)
 	b=$(checksum "$W" --work 20)
 	c=$(checksum "$WNOFP" --work 20)
+	g=$(checksum "$WSTATIC" --work 20)
 	d=$(checksum "$W" --work 20 --mix 1,0,0)
 	e=$(checksum "$W" --work 20 --mix 0,1,0)
 	f=$(checksum "$W" --work 20 --threads 3)
@@ -70,6 +72,8 @@ t_checksum() {
 		fail workload_checksum "two identical runs differ: $a $b"
 	elif [ "$a" != "$c" ]; then
 		fail workload_checksum "workload and workload-nofp differ: $a $c"
+	elif [ "$a" != "$g" ]; then
+		fail workload_checksum "workload and workload-static differ: $a $g"
 	elif [ -z "$d" ] || [ "$d" = "$e" ] || [ "$d" = "$a" ]; then
 		fail workload_checksum "--mix does not change the checksum: $a $d $e"
 	elif [ -z "$f" ] || [ "$f" = "$a" ]; then
@@ -85,7 +89,12 @@ t_symbols() {
 	need_cmd workload_symbols nm || return 0
 	need_cmd workload_symbols readelf || return 0
 	need_file workload_symbols "$W" || return 0
-	for bin in "$W" "$WNOFP"; do
+	# workload-static: no shared library at all.
+	if [ -x "$WSTATIC" ] && readelf -d "$WSTATIC" 2>/dev/null | grep -q NEEDED; then
+		fail workload_symbols "workload-static needs shared libraries: $(readelf -d "$WSTATIC" | grep NEEDED)"
+		return
+	fi
+	for bin in "$W" "$WNOFP" "$WSTATIC"; do
 		syms=$(nm "$bin" | awk '$2 ~ /^[tT]$/ { print $3 }')
 		for s in worker_main run_mix hot_a hot_b hot_c level1 level2 level3 level4 \
 			sort_items cmp_items syscall_phase sleep_phase; do
@@ -262,6 +271,98 @@ t_forker() {
 	ok forker
 }
 
+# waiter: every kind waits --rounds times about --ms in its function, in
+# the documented state; busy threads use --busy-ms of CPU; bad options exit 2.
+t_waiter() {
+	WT=$PROG/waiter
+	need_file waiter "$WT" || return 0
+	for bad in "--rounds x" "--ms 0" "--only nosuch" "--busy 65" "--nope 1"; do
+		# shellcheck disable=SC2086 # the words are the options
+		run_timeout 10 "$WT" $bad >/dev/null 2>&1
+		rc=$?
+		[ $rc = 2 ] || { fail waiter "'$bad' exited $rc, expected 2"; return; }
+	done
+	if ! run_timeout 60 "$WT" --rounds 10 --ms 5 --busy 2 --busy-ms 50 >"$T/w.out" 2>&1; then
+		fail waiter "exited non-zero: $(head -n 3 "$T/w.out")"
+		return
+	fi
+	for kind in "nap_sleep S" "futex_timed_wait S" "pipe_wait S" "mutex_wait S" "vfork_wait D"; do
+		set -- $kind
+		line=$(awk -v f="$1" '$2 == "wait" && $3 == f' "$T/w.out")
+		ns=$(printf '%s
+' "$line" | awk '{ print $5 }')
+		n=$(printf '%s
+' "$line" | awk '{ print $7 }')
+		st=$(printf '%s
+' "$line" | awk '{ print $4 }')
+		if [ "$st" != "$2" ] || [ "$n" != 10 ] || ! in_range "$ns" 45000000 1000000000; then
+			fail waiter "$1: '$line' (expected state $2, 10 waits, >= 45 ms)"
+			return
+		fi
+	done
+	for b in busy-0 busy-1; do
+		cpu=$(awk -v b="$b" '$3 == b { print $9 }' "$T/w.out")
+		in_range "${cpu:-0}" 50000000 10000000000 ||
+			{ fail waiter "$b: CPU time '$cpu' ns, expected >= 50 ms"; return; }
+	done
+	run_timeout 30 "$WT" --only nap --rounds 2 --ms 1 >"$T/w1.out" 2>&1
+	if [ "$(grep -c ' wait ' "$T/w1.out")" != 1 ] || ! grep -q 'wait nap_sleep' "$T/w1.out"; then
+		fail waiter "--only nap: $(cat "$T/w1.out")"
+		return
+	fi
+	need_cmd waiter nm || return 0
+	syms=$(nm "$WT" | awk '$2 ~ /^[tT]$/ { print $3 }')
+	for s in nap_call nap_sleep futex_timed_wait pipe_wait writer_pause mutex_wait vfork_call \
+		holder_pause wait_turn vfork_wait vfork_child spin; do
+		printf '%s\n' "$syms" | grep -qx "$s" || { fail waiter "no function symbol $s"; return; }
+	done
+	# The states, as perf sees them.
+	need_perf waiter || return 0
+	mount_tracefs waiter || return 0
+	for try in 1 2 3; do
+		run_timeout 60 perf sched record -N -B -o "$T/w.data" "$WT" --only nap,vfork --rounds 5 \
+			>/dev/null 2>&1 && break
+		sleep 1
+	done
+	perf sched timehist --state -i "$T/w.data" >"$T/th.txt" 2>/dev/null
+	s_nap=$(awk '$3 ~ /^nap\[/ { print $NF }' "$T/th.txt" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+	s_vf=$(awk '$3 ~ /^vforker\[[0-9]+\/[0-9]+\]/ { print $NF }' "$T/th.txt" | sort | uniq -c |
+		sort -rn | awk 'NR == 1 { print $2 }')
+	if [ "$s_nap" = S ] && [ "$s_vf" = D ]; then
+		ok waiter
+	else
+		fail waiter "perf sched timehist --state: nap mostly '$s_nap', vforker mostly '$s_vf'"
+	fi
+}
+
+# switcher: both modes run for --seconds and say how much they did; they
+# switch a lot (at least 10000 switches a second even on a loaded machine).
+t_switcher() {
+	SW=$PROG/switcher
+	need_file switcher "$SW" || return 0
+	for bad in "" "pingpong --seconds 0" "mutex --threads 1" "nosuch"; do
+		# shellcheck disable=SC2086 # the words are the options
+		run_timeout 10 "$SW" $bad >/dev/null 2>&1
+		rc=$?
+		[ $rc = 2 ] || { fail switcher "'$bad' exited $rc, expected 2"; return; }
+	done
+	a=$(run_timeout 30 "$SW" pingpong --seconds 0.5)
+	b=$(run_timeout 30 "$SW" mutex --threads 4 --seconds 0.5)
+	case "$a|$b" in
+	"switcher: pingpong "*" round trips in 0.500 s, cpu "*" s|switcher: mutex 4 threads "*" passes in 0.500 s, cpu "*" s") ;;
+	*) fail switcher "output: '$a' '$b'"; return ;;
+	esac
+	need_perf switcher || return 0
+	for mode in pingpong mutex; do
+		run_timeout 60 perf stat -x, -e context-switches -o "$T/sw.csv" "$SW" "$mode" \
+			--seconds 0.5 >/dev/null 2>&1
+		n=$(awk -F, '$3 == "context-switches" { print $1 }' "$T/sw.csv")
+		in_range "${n:-0}" 5000 1000000000 ||
+			{ fail switcher "$mode: $n context switches in 0.5 s"; return; }
+	done
+	ok switcher
+}
+
 # memtouch: four ranges, buffers of the documented sizes, each in its
 # place (the global within the program's image, the stack above the heap).
 t_memtouch() {
@@ -300,4 +401,6 @@ t_hot_loop_line
 t_dwarf_chain
 t_spinner
 t_forker
+t_waiter
+t_switcher
 finish

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz the recorder's only look inside records: rec_stage_add() finds each
+ * Fuzz the recorder's only looks inside records: rec_stage_add() finds each
  * record's timestamp and walks samples to their user stack copy to zero its
- * stale tail (record/stage.c, with the walker of common/perf_sample.c).  The ring hands it whole records whose
+ * stale tail (record/stage.c, with the walker of common/perf_sample.c), and
+ * rec_records_copy_state() picks the COMM, FORK, MMAP2... records out of a
+ * staged block by their trailer's time (for the next rotated file).  The ring hands it whole records whose
  * header.size was checked, but their bodies are whatever the kernel (or a
  * bug) wrote.
  *
@@ -59,9 +61,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += len;
 	}
 	if (st.buf.len) {
+		struct rec_records r = { 0 };
 		struct amb_block_desc d;
 		size_t n;
-		void *blk = rec_stage_take(&st, 0, &d, &n);
+		void *blk;
+		long copied = rec_records_copy_state(&layout, st.buf.data, st.buf.len,
+						     amb_get_le64(data) >> 32, &r);
+
+		if (copied < 0 || r.buf.len > st.buf.len || (uint64_t)copied != r.nr ||
+		    r.first_time > r.last_time)
+			abort();
+		rec_records_free(&r);
+		blk = rec_stage_take(&st, 0, &d, &n);
 
 		if (!blk || n == 0 || d.record_count == 0 || d.first_time > d.last_time)
 			abort();

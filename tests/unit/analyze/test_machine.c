@@ -105,6 +105,25 @@ static void test_threads(void **state)
 	assert_string_equal(ana_thread_comm(ana_machine_thread(f->m, 0, 0)), "swapper");
 	assert_int_equal(ana_machine_thread_count(f->m), 5);
 	assert_null(ana_machine_find_thread(f->m, 999));
+
+	/* A running thread synthesized as COMM then FORK keeps its name;
+	 * a tid reused after an exit takes its new parent's. */
+	comm(f->m, 500, 500, "proc", false);
+	comm(f->m, 500, 501, "own-name", false);
+	fork_(f->m, PERF_RECORD_FORK, 500, 500, 501, 500);
+	assert_string_equal(ana_thread_comm(ana_machine_find_thread(f->m, 501)), "own-name");
+	fork_(f->m, PERF_RECORD_EXIT, 500, 500, 501, 501);
+	fork_(f->m, PERF_RECORD_FORK, 500, 500, 501, 500);
+	assert_string_equal(ana_thread_comm(ana_machine_find_thread(f->m, 501)), "proc");
+
+	/* Met first without its process (a tracepoint's next_pid), then
+	 * named by a COMM of its real one: the same thread moves. */
+	t = ana_machine_thread(f->m, 401, 401);
+	comm(f->m, 400, 401, "late", false);
+	assert_ptr_equal(ana_machine_find_thread(f->m, 401), t);
+	assert_int_equal(ana_thread_pid(t), 400);
+	assert_string_equal(ana_thread_comm(t), "late");
+	assert_int_equal(ana_machine_thread_count(f->m), 8);
 }
 
 /* A command name's pointer outlives renames and is never reused for

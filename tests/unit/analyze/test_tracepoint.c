@@ -2,6 +2,7 @@
 /* Unit tests for analyze/tracepoint.c: payloads decoded with the format
  * text of the recording, and formats whose fields lie outside any payload
  * refused before libtraceevent could read there. */
+#include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -108,10 +109,65 @@ static void test_field_out_of_reach(void **state)
 	ana_tp_free(tp);
 }
 
+static const char comm_fmt[] = FMT_HEAD
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:long state;\toffset:24;\tsize:8;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"comm=%s state=%ld\", REC->comm, REC->state\n";
+
+/* Fields found once, read from payloads of either byte order. */
+static void test_field_handles(void **state)
+{
+	struct ana_tp *tp = ana_tp_new(false, 8, 4096), *be = ana_tp_new(true, 8, 4096);
+	const struct ana_tp_field *comm, *st, *pid;
+	uint8_t p[32] = { 0 };
+	uint64_t v, be2 = htobe64(2);
+	char buf[8];
+
+	(void)state;
+	assert_non_null(tp);
+	assert_non_null(be);
+	assert_null(ana_tp_find_field(tp, "test", "tiny", "comm"));
+	assert_int_equal(ana_tp_add_format(tp, "test", comm_fmt, strlen(comm_fmt)), 0);
+	assert_int_equal(ana_tp_add_format(be, "test", comm_fmt, strlen(comm_fmt)), 0);
+	assert_null(ana_tp_find_field(tp, "test", "nosuch", "comm"));
+	assert_null(ana_tp_find_field(tp, "test", "tiny", "nosuch"));
+	comm = ana_tp_find_field(tp, "test", "tiny", "comm");
+	st = ana_tp_find_field(tp, "test", "tiny", "state");
+	pid = ana_tp_find_field(tp, "test", "tiny", "common_pid");
+	assert_non_null(comm);
+	assert_non_null(st);
+	assert_non_null(pid);
+	memcpy(p + 8, "worker-12345678", 16);
+	amb_put_le64(p + 24, 0x102);
+	amb_put_le32(p + 4, 77);
+	assert_int_equal(ana_tp_read_u64(tp, st, p, sizeof(p), &v), 0);
+	assert_int_equal(v, 0x102);
+	assert_int_equal(ana_tp_read_u64(tp, pid, p, sizeof(p), &v), 0);
+	assert_int_equal(v, 77);
+	/* A short payload; a string read as a number. */
+	assert_int_equal(ana_tp_read_u64(tp, st, p, 31, &v), -ERANGE);
+	assert_int_equal(ana_tp_read_u64(tp, comm, p, sizeof(p), &v), -EINVAL);
+	/* Strings are cut to the buffer and to the field. */
+	assert_int_equal(ana_tp_read_str(comm, p, sizeof(p), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "worker-");
+	assert_int_equal(ana_tp_read_str(comm, p, 20, buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(ana_tp_read_str(st, p, sizeof(p), buf, sizeof(buf)), -EINVAL);
+	/* A big-endian producer's payload. */
+	st = ana_tp_find_field(be, "test", "tiny", "state");
+	assert_non_null(st);
+	memcpy(p + 24, &be2, 8);
+	assert_int_equal(ana_tp_read_u64(be, st, p, sizeof(p), &v), 0);
+	assert_int_equal(v, 2);
+	ana_tp_free(tp);
+	ana_tp_free(be);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_field_handles),
 		cmocka_unit_test(test_field_out_of_reach),
 	};
 

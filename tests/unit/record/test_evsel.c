@@ -43,6 +43,17 @@ static void test_attr_apply(void **state)
 	assert_int_equal(a.mmap2, 1);
 	assert_int_equal(a.comm, 1);
 	assert_int_equal(a.task, 1);
+	assert_int_equal(a.context_switch, 0);
+
+	/* --switch-events: context-switch records, on the first event only. */
+	s.switch_events = true;
+	memset(&ev, 0, sizeof(ev));
+	rec_attr_apply(&ev, &s, true);
+	assert_int_equal(ev.attr.context_switch, 1);
+	memset(&ev, 0, sizeof(ev));
+	rec_attr_apply(&ev, &s, false);
+	assert_int_equal(ev.attr.context_switch, 0);
+	s.switch_events = false;
 
 	/* Tracepoints sample every hit; only the first event tracks tasks. */
 	memset(&ev, 0, sizeof(ev));

@@ -120,6 +120,24 @@ static void test_mark(void **state)
 	rec_ksyms_mark(k, 0xffffffffc0000150ull);
 	expect_used(k, "ffffffffc0000100 t mod_end\t[mymod]\n");
 	rec_ksyms_free(k);
+
+	/* Repeated addresses (tracepoint samples) in symbols found lately
+	 * mark nothing new; others, before or after them, still do. */
+	k = rec_ksyms_parse(table, strlen(table));
+	rec_ksyms_mark(k, 0xffffffff81000250ull);
+	rec_ksyms_mark(k, 0xffffffff81000110ull);
+	rec_ksyms_mark(k, 0xffffffff81000251ull);
+	rec_ksyms_mark(k, 0xffffffff810002ffull);
+	rec_ksyms_mark(k, 0xffffffff81000111ull);
+	expect_used(k, "ffffffff81000100 t alpha\nffffffff81000200 t beta\n"
+		       "ffffffff81000400 T gamma\n");
+	rec_ksyms_mark(k, 0xffffffff81000580ull);
+	rec_ksyms_mark(k, 0xffffffff81000010ull);
+	expect_used(k, "ffffffff81000000 T _stext\nffffffff81000000 T _text\n"
+		       "ffffffff81000100 t alpha\nffffffff81000200 t beta\n"
+		       "ffffffff81000500 t delta\nffffffff81000400 T gamma\n"
+		       "ffffffff81000600 W epsilon\n");
+	rec_ksyms_free(k);
 }
 
 /* Append a sample of ST to @b: @ip, @addr, then callchain @cc[@n]. */

@@ -15,6 +15,7 @@
 #include "record/embed_files.h"
 #include "record/ksyms_trim.h"
 #include "record/options.h"
+#include "record/sched_events.h"
 
 /* Parse a NULL-terminated argument list (argv[0] is added).  o->argv
  * points into the static array until the next call. */
@@ -203,6 +204,137 @@ static void test_errors(void **state)
 	}
 }
 
+/* Sizes and times as perf's --switch-output, --max-size take them. */
+static void test_sizes_and_times(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(rec_parse_size("4096", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(rec_parse_size("4096B", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(rec_parse_size("64K", &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(rec_parse_size("10M", &v), 0);
+	assert_int_equal(v, 10u << 20);
+	assert_int_equal(rec_parse_size("2g", &v), 0);
+	assert_int_equal(v, 2ull << 30);
+	assert_int_equal(rec_parse_size("3MB", &v), 0);
+	assert_int_equal(v, 3u << 20);
+	assert_int_equal(rec_parse_size("0", &v), -EINVAL);
+	assert_int_equal(rec_parse_size("-1M", &v), -EINVAL);
+	assert_int_equal(rec_parse_size("1X", &v), -EINVAL);
+	assert_int_equal(rec_parse_size("1MX", &v), -EINVAL);
+	assert_int_equal(rec_parse_size("", &v), -EINVAL);
+	assert_int_equal(rec_parse_size("99999999999999999999", &v), -EINVAL);
+	assert_int_equal(rec_parse_size("17179869184G", &v), -EINVAL);
+
+	assert_int_equal(rec_parse_duration("30s", &v), 0);
+	assert_int_equal(v, 30000000000ull);
+	assert_int_equal(rec_parse_duration("1.5m", &v), 0);
+	assert_int_equal(v, 90000000000ull);
+	assert_int_equal(rec_parse_duration("2h", &v), 0);
+	assert_int_equal(v, 7200000000000ull);
+	assert_int_equal(rec_parse_duration("1d", &v), 0);
+	assert_int_equal(v, 86400000000000ull);
+	assert_int_equal(rec_parse_duration("250ms", &v), 0);
+	assert_int_equal(v, 250000000ull);
+	assert_int_equal(rec_parse_duration("30", &v), -EINVAL);  /* a unit is needed */
+	assert_int_equal(rec_parse_duration("10M", &v), -EINVAL); /* a size */
+	assert_int_equal(rec_parse_duration("0s", &v), -EINVAL);
+	assert_int_equal(rec_parse_duration("-1s", &v), -EINVAL);
+}
+
+static void test_production_options(void **state)
+{
+	struct rec_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, ARGS("-a", "--switch-output")), 0);
+	assert_true(o.switch_signal);
+	assert_true(rec_opts_rotating(&o));
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("-a", "--switch-output=10m", "--switch-max-files",
+					     "4", "--max-size", "1G")), 0);
+	assert_false(o.switch_signal);
+	assert_int_equal(o.switch_ns, 600000000000ull);
+	assert_int_equal(o.switch_max_files, 4);
+	assert_int_equal(o.max_size, 1ull << 30);
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("-a", "--switch-output=100M")), 0);
+	assert_int_equal(o.switch_size, 100u << 20);
+	assert_int_equal(o.switch_ns, 0);
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("-a", "--flight-recorder=30s")), 0);
+	assert_int_equal(o.flight_ns, 30000000000ull);
+	assert_string_equal(o.flight_spec, "30s");
+	rec_opts_free(&o);
+	/* perf's --overwrite: the flight recorder with its default size */
+	assert_int_equal(parse(&o, err, ARGS("-a", "--overwrite")), 0);
+	assert_int_equal(o.flight_bytes, REC_DEFAULT_FLIGHT_BYTES);
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("-a")), 0);
+	assert_false(rec_opts_rotating(&o));
+	rec_opts_free(&o);
+
+	/* --filter belongs to the -e before it */
+	assert_int_equal(parse(&o, err, ARGS("-e", "cpu-clock", "-e", "sched:sched_switch",
+					     "--filter", "prev_pid == 1", "-e", "sched:sched_wakeup",
+					     "--filter", "pid > 10", "-a")), 0);
+	assert_int_equal(o.nr_filters, 2);
+	assert_int_equal(o.filters[0].spec, 1);
+	assert_string_equal(o.filters[0].expr, "prev_pid == 1");
+	assert_int_equal(o.filters[1].spec, 2);
+	rec_opts_free(&o);
+
+	assert_int_equal(parse(&o, err, ARGS("-G", "system.slice/foo.service")), 0);
+	assert_string_equal(o.cgroup, "system.slice/foo.service");
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("--uid", "daemon")), 0);
+	assert_string_equal(o.uid, "daemon");
+	rec_opts_free(&o);
+}
+
+static void test_production_errors(void **state)
+{
+	const struct {
+		const char *const *args;
+		const char *msg;
+	} cases[] = {
+		{ ARGS("-a", "--switch-output=5x"), "invalid --switch-output '5x'" },
+		{ ARGS("-a", "--switch-output=50ms"), "at least 100ms" },
+		{ ARGS("-a", "--switch-output=1K"), "at least 64K" },
+		{ ARGS("-a", "--switch-max-files", "0", "--switch-output"), "invalid --switch-max-files" },
+		{ ARGS("-a", "--switch-max-files", "3"), "needs --switch-output" },
+		{ ARGS("-a", "--max-size", "lots"), "invalid --max-size 'lots'" },
+		{ ARGS("-a", "--flight-recorder=1K"), "keep at least 1M" },
+		{ ARGS("-a", "--flight-recorder=500ms"), "keep at least 1s" },
+		{ ARGS("-a", "--flight-recorder=2s", "--switch-output=1M"), "takes no size or time" },
+		{ ARGS("-a", "--flight-recorder", "--max-size", "1G"), "--max-size bounds files" },
+		{ ARGS("-a", "--embed", "--switch-output"), "--embed is for one file" },
+		{ ARGS("-a", "--max-size", "1G", "-o", "-"), "write files named after it" },
+		{ ARGS("--filter", "x == 1", "-a"), "follows the -e tracepoint" },
+		{ ARGS("-u", "root", "-a"), "-u records the running processes" },
+		{ ARGS("-u", "root", "ls"), "-u records the running processes" },
+		{ ARGS("-G", "x", "-p", "1"), "give no -p or -t" },
+		{ ARGS("-G", ""), "-G needs a cgroup" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(cases); i++) {
+		struct rec_opts o;
+		char err[256] = "";
+		int ret = parse(&o, err, cases[i].args);
+
+		if (ret != -EINVAL || !strstr(err, cases[i].msg))
+			fail_msg("case %zu: ret %d, message '%s', want '%s'", i, ret, err,
+				 cases[i].msg);
+		rec_opts_free(&o);
+	}
+}
+
 /* amber-rec stat: perf stat's options; argv[0] is "stat". */
 static int parse_stat(struct rec_stat_opts *o, char *err, const char *const *args)
 {
@@ -295,13 +427,76 @@ static void test_stat_errors(void **state)
 	}
 }
 
+/* --off-cpu and the sched preset add the scheduler's events (sched.c). */
+static void test_sched(void **state)
+{
+	struct rec_opts o;
+	char err[256];
+
+	(void)state;
+	/* A profile of a command gets them after its default event, and
+	 * context-switch records for the switch-ins. */
+	assert_int_equal(parse(&o, err, ARGS("--off-cpu", "-g", "ls")), 0);
+	assert_true(o.off_cpu);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 5);
+	assert_string_equal(o.event_specs[0], REC_DEFAULT_EVENT);
+	assert_string_equal(o.event_specs[1], "sched:sched_switch");
+	assert_string_equal(o.event_specs[4], "sched:sched_migrate_task");
+	assert_true(o.switch_events);
+	assert_false(o.system_wide);
+	assert_int_equal(o.mmap_pages, REC_SCHED_PAGES);
+	rec_opts_free(&o);
+
+	/* -e's events stay, nothing twice; system-wide needs no records; a
+	 * DWARF ring keeps its own size; -m is kept. */
+	assert_int_equal(parse(&o, err, ARGS("--off-cpu", "-a", "-e", "cpu-clock", "-e",
+					     "sched:sched_waking", "--call-graph", "dwarf")), 0);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 5);
+	assert_string_equal(o.event_specs[0], "cpu-clock");
+	assert_string_equal(o.event_specs[1], "sched:sched_waking");
+	assert_false(o.switch_events);
+	assert_int_equal(o.mmap_pages, 0);
+	rec_opts_free(&o);
+
+	/* The sched preset: scheduler events only, system-wide by default,
+	 * even without a command (perf sched record does the same). */
+	assert_int_equal(parse(&o, err, ARGS("--sched", "--duration", "1")), 0);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 4);
+	assert_true(o.system_wide);
+	assert_false(o.switch_events);
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("--sched", "-p", "1", "-m", "64")), 0);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_false(o.system_wide);
+	assert_true(o.switch_events);
+	assert_int_equal(o.mmap_pages, 64);
+	rec_opts_free(&o);
+
+	/* --switch-events alone: rec_sched_apply() adds no event. */
+	assert_int_equal(parse(&o, err, ARGS("--switch-events", "ls")), 0);
+	assert_true(o.switch_events);
+	assert_int_equal(rec_sched_apply(&o), 0);
+	assert_int_equal(o.nr_event_specs, 0);
+	rec_opts_free(&o);
+	/* Without --sched there is still nothing to record. */
+	assert_int_equal(parse(&o, err, ARGS("--off-cpu")), -EINVAL);
+	rec_opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sched),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_memory_options),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sizes_and_times),
+		cmocka_unit_test(test_production_options),
+		cmocka_unit_test(test_production_errors),
 		cmocka_unit_test(test_stat_options),
 		cmocka_unit_test(test_stat_errors),
 	};
