@@ -367,6 +367,17 @@ bad = [(x, y) for x, y in zip(p, a) if not y.startswith(x)]
 print("ok" if len(p) == len(a) and len(set(p)) == 14 and not bad else (len(p), len(a), bad[:3]))' \
 		"$T/pw.ds.perf" "$T/pw.ds.amb")
 	[ "$_r" = ok ] && ok perf_mem_data_src || fail perf_mem_data_src "$_r"
+	# The heap's samples: perf resolves a sample's data address at its
+	# time, in the maps of its mode; amber in the thread's maps: user-mode
+	# heap writes are the same samples.  (The .bss past the file's pages
+	# perf calls anon, amber by its symbol; README.md says so.)
+	perf report -i "$T/pm.data" --mem-mode --stdio -q --sort symbol_daddr,dso_daddr \
+		-F sample,symbol_daddr,dso_daddr -t '|' >"$T/pm.obj.perf" 2>/dev/null
+	_p=$(awk -F'|' '$3 ~ /^\[heap\] *$/ && $2 ~ /^\[\.\]/ { n += $1 } END { print n + 0 }' "$T/pm.obj.perf")
+	_a=$("$ANA" report --sort dso_daddr --json "$T/pm.amber" | python3 -c '
+import json, sys
+print(sum(e["samples"] for e in json.load(sys.stdin)["events"][0]["entries"] if e["dso_daddr"] == "[heap]"))')
+	if [ "$_p" -gt 0 ] && [ "$_p" = "$_a" ]; then ok "perf_mem_heap ($_p samples)"; else fail perf_mem_heap "perf $_p, amber $_a"; fi
 	# Samples per key (weight: their sum), as perf report --mem-mode has them.
 	for _k in mem,snoop,tlb,locked,blocked data_page_size,local_weight,weight; do
 		perf report -i "$T/pw.data" --mem-mode --stdio -q --sort $_k -F sample,$_k -t '|' \
