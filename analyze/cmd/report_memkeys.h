@@ -44,6 +44,8 @@ const char *ana_report_memkey_opt(const struct sort_key *k);
  * after an error it reported.
  */
 int ana_report_memkeys_open(struct report *r, const char *path);
+
+/* Free what ana_report_memkeys_open() gave @r (none is also fine). */
 void ana_report_memkeys_free(struct report *r);
 
 /* Append @k's value for sample @smp of @t and the key separator to

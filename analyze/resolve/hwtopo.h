@@ -116,6 +116,7 @@ int ana_hwtopo_finish(struct ana_hwtopo *t);
  */
 int ana_hwtopo_load(const struct ana_session *s, struct ana_hwtopo **out);
 
+/* Free @t and everything it holds (NULL-safe). */
 void ana_hwtopo_free(struct ana_hwtopo *t);
 
 /* The node whose recorded physical range holds @phys, or -1: 0 (no
