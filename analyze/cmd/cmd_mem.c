@@ -640,7 +640,7 @@ static void print_json(struct mem *m, struct ana_out *o)
 /* ---- the command ------------------------------------------------------------ */
 
 static const char usage[] =
-"usage: amber-analyze mem [OPTIONS] FILE\n"
+"usage: amber-analyze mem [OPTIONS] [FILE]\n"
 "\n"
 "The memory accesses of a recording with data addresses (amber-rec -d, amber-rec\n"
 "mem): per NUMA node of the memory (with --phys-data: samples, share, weights,\n"
@@ -773,7 +773,7 @@ int ana_cmd_mem(int argc, char **argv)
 		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "mem", usage, "", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "mem", usage, "", opts, 1, 1, true };
 	struct mem m = { .top = DEFAULT_TOP, .code = DEFAULT_CODE, .pct = DEFAULT_PCT };
 	const char *path = NULL;
 	struct ana_out out;

@@ -18,7 +18,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-"usage: amber-analyze topology [OPTIONS] FILE\n"
+"usage: amber-analyze topology [OPTIONS] [FILE]\n"
 "\n"
 "The machine the recording was made on: packages, dies, cores and CPUs; NUMA\n"
 "nodes with their CPUs, memory, physical ranges and huge pages; the distances\n"
@@ -483,7 +483,7 @@ int ana_cmd_topology(int argc, char **argv)
 		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "topology", usage, "", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "topology", usage, "", opts, 1, 1, true };
 	struct ana_session *s = NULL;
 	struct ana_hwtopo *t = NULL;
 	struct pkg *pk = NULL;

@@ -72,7 +72,7 @@ struct ana_report_mem {
 bool ana_report_memkey_parse(struct sort_key *k, const char *name)
 {
 	for (size_t i = 0; i < AMB_ARRAY_SIZE(memkeys); i++) {
-		if (strcmp(name, memkeys[i].opt))
+		if (strcasecmp(name, memkeys[i].opt))
 			continue;
 		k->kind = SK_MEM;
 		k->mem = (int)i;

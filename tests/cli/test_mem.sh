@@ -217,8 +217,8 @@ print("ok" if known and ranges and not out else (len(known), len(ranges), out[:5
 	"$ANA" report --sort sym,symbol_daddr,dso_daddr --sym touch_global,touch_heap,touch_stack \
 		--json "$T/mt.amber" >"$T/mt.rep" 2>/dev/null || { fail memtouch_objects "report failed"; return; }
 	py memtouch_objects '
-want = {"[.] touch_global": ("[.] memtouch_global", "memtouch"),
-        "[.] touch_heap": ("[.] [heap]", "[heap]"), "[.] touch_stack": ("[.] [stack]", "[stack]")}
+want = {"touch_global": ("[.] memtouch_global", "memtouch"),
+        "touch_heap": ("[.] [heap]", "[heap]"), "touch_stack": ("[.] [stack]", "[stack]")}
 found, bad = set(), []
 for e in d["events"][0]["entries"]:
     obj = (e["symbol_daddr"], e["dso_daddr"])
