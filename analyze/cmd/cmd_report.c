@@ -893,7 +893,7 @@ static int parse_sort(struct report *r, const char *arg)
 static int check_field_keys(struct report *r)
 {
 	struct amb_buf fields = AMB_BUF_INIT;
-	char names[512];
+	char names[512], mnames[256];
 	int rc = 0;
 
 	for (size_t i = 0; i < r->nr_keys && !rc; i++) {
@@ -902,8 +902,9 @@ static int check_field_keys(struct report *r)
 		fields.len = 0;
 		if (r->tp && ana_tp_field_names(r->tp, r->keys[i].name, &fields) == 1)
 			continue;
-		ana_cmd_error("report", "unknown sort key '%s'; keys: %s%s%.*s", r->keys[i].name,
-			      key_names(names, sizeof(names)),
+		ana_cmd_error("report", "unknown sort key '%s'; keys: %s; memory keys: %s%s%.*s",
+			      r->keys[i].name, key_names(names, sizeof(names)),
+			      ana_report_memkey_names(mnames, sizeof(mnames)),
 			      fields.len ? "; tracepoint fields of this recording: " :
 					   " (the recording has no tracepoint fields)",
 			      (int)fields.len, fields.len ? (const char *)fields.data : "");

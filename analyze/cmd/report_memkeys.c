@@ -82,6 +82,16 @@ bool ana_report_memkey_parse(struct sort_key *k, const char *name)
 	return false;
 }
 
+const char *ana_report_memkey_names(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(memkeys) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", memkeys[i].opt);
+	return buf;
+}
+
 bool ana_report_memkey_has_identity(const struct sort_key *k)
 {
 	return k->mem != MK_DSO_DADDR && k->mem != MK_SYMBOL_DADDR;

@@ -23,6 +23,10 @@
  * its index in k->mem) and return true. */
 bool ana_report_memkey_parse(struct sort_key *k, const char *name);
 
+/* The memory keys' --sort names, ", "-separated, into @buf of @len bytes
+ * (cut to fit); returns @buf. */
+const char *ana_report_memkey_names(char *buf, size_t len);
+
 /* Whether @k's values have a key identity (cmd_report.c key_identity()):
  * the data object keys depend on the address space, and have none. */
 bool ana_report_memkey_has_identity(const struct sort_key *k);

@@ -198,7 +198,7 @@ t_sort_keys() {
 	ana report --symfs "$T/symfs" --sort nosuch "$R/tp.amber" >"$T/a"
 	rc=$?
 	if [ $rc != 2 ] || [ -s "$T/a" ] ||
-	   ! grep -q "error: report: unknown sort key 'nosuch'; keys: comm, pid, tid, dso, sym (symbol), srcline, cpu, event, srcfile, sym_size, time, parent, trace; tracepoint fields of this recording: sched:sched_switch: prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio" "$T/err"; then
+	   ! grep -q "error: report: unknown sort key 'nosuch'; keys: comm, pid, tid, dso, sym (symbol), srcline, cpu, event, srcfile, sym_size, time, parent, trace; memory keys: mem, snoop, tlb, locked, blocked, dso_daddr, symbol_daddr, data_page_size, local_weight, weight, phys_daddr, node, remote; tracepoint fields of this recording: sched:sched_switch: prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio" "$T/err"; then
 		fail sort_unknown "exit $rc: $(cat "$T/err")"
 	else
 		ok sort_unknown
