@@ -445,7 +445,9 @@ for i in range(200000):
 	tails=$(awk 'BEGIN { RS = "" } { n = split($0, l, "\n"); run = 0
 		for (i = n; i > 1 && l[i] ~ /\[unknown\] \(\[unknown\]\)$/; i--) run++
 		if (run > 1) bad++ } END { print bad + 0 }' "$T/a")
-	warned=$(grep -c 'warning: call chains followed frame pointers through code built without them in .*libpython.*: they end at \[broken frame-pointer chain\]; record with --call-graph dwarf for real stacks' "$T/err")
+	# Which objects the warning names depends on where the samples landed
+	# (python3, libc, the loader ...): any list will do, said once.
+	warned=$(grep -c 'warning: call chains followed frame pointers through code built without them in .*: they end at \[broken frame-pointer chain\]; record with --call-graph dwarf for real stacks' "$T/err")
 	if [ "$cut" -gt 0 ] && [ "$tails" = 0 ] && [ "$warned" = 1 ] && [ "$(wc -l <"$T/err")" = 1 ]; then
 		ok fp_cut
 	else
