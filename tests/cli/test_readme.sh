@@ -28,6 +28,16 @@ want() {
 	*"--sort symbol,nosuch "*)
 		echo "amber-analyze: error: report: unknown sort key 'nosuch'; keys: comm, pid, tid, dso, sym (symbol), srcline"
 		echo "exit status 2" ;;
+	*"amber-rec mem "*)
+		# Recorded where a PMU samples memory accesses (mem-loads, IBS, SPE).
+		if ls /sys/bus/event_source/devices/*/events/mem-loads /sys/bus/event_source/devices/ibs_op \
+			/sys/bus/event_source/devices/arm_spe_* >/dev/null 2>&1; then
+			echo "[ amber-rec: captured"
+		else
+			echo "amber-rec mem: error: no PMU of this machine samples memory accesses"
+			echo "amber-rec -e page-faults -c 1 -d --phys-data -- COMMAND"
+			echo "exit status 125"
+		fi ;;
 	*"report --off-cpu "*)
 		echo "no sched:sched_switch samples: record the scheduler with amber-rec --off-cpu"
 		echo "exit status 1" ;;
