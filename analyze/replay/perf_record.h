@@ -33,6 +33,20 @@ struct ana_parser *ana_parser_new(bool swap,
 void ana_parser_free(struct ana_parser *p);
 
 /*
+ * Let @p rely on its caller for speed (off by default).  With @borrow,
+ * the caller promises that the bytes given to ana_parse_record() stay
+ * valid and unchanged until the next call on @p, and that nobody else
+ * writes into the union of the @rec it passes (the same record may be
+ * passed again and again; the fields before the union are rewritten by
+ * every call): a record in host byte order and 8-byte aligned is then
+ * read in place instead of copied (@rec's pointers point into the
+ * caller's bytes), and a sample of the common layouts (the fixed fields
+ * IDENTIFIER .. PERIOD and CALLCHAIN) writes only the fields it carries
+ * into a @rec the previous call left zero elsewhere.
+ */
+void ana_parser_set_borrow(struct ana_parser *p, bool borrow);
+
+/*
  * Decode the record at @data (at most @len bytes available) into @rec.
  * Fields a record does not carry are 0, except pid/tid/cpu: UINT32_MAX.
  * Returns the record's size (> 0); -AMB_E_TRUNCATED when @len is shorter

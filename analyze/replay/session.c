@@ -1090,6 +1090,9 @@ static int cur_init(struct ana_session *s, struct stream_cur *c, int type, int64
 	c->parser = ana_parser_new(s->swap, lookup_cb, s, first);
 	if ((!jobs && !c->pl) || !c->parser)
 		return -ENOMEM;
+	/* The block a record is in stays loaded until the cursor parses the
+	 * next one, and c->rec is the cursor's own. */
+	ana_parser_set_borrow(c->parser, true);
 	cur_advance(s, c);
 	return 0;
 }
