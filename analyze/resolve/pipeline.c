@@ -28,6 +28,11 @@ struct ana_pipeline {
 	void (*progress)(void *ctx);
 	void *progress_ctx;
 	struct ana_pipeline_stats st;
+	/* The thread of the last sample, what ana_machine_thread() gives
+	 * again while its tid and pid stay (samples come in runs of one
+	 * thread); forgotten at every other record. */
+	struct ana_thread *last_t;
+	uint32_t last_tid;
 };
 
 void ana_pipeline_opts_init(struct ana_pipeline_opts *o)
@@ -192,6 +197,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	if (p->progress)
 		p->progress(p->progress_ctx);
 	if (rec->type != PERF_RECORD_SAMPLE) {
+		p->last_t = NULL;
 		err = ana_machine_process(p->m, rec);
 		if (err || !p->other)
 			return err;
@@ -203,9 +209,16 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		goto filtered;
 	if (p->o->event && (!s->evt || strcmp(s->evt->name, p->o->event)))
 		return 0;
-	t = ana_machine_thread(p->m, s->pid, s->tid);
-	if (!t)
-		return -ENOMEM;
+	if (p->last_t && s->tid == p->last_tid &&
+	    (s->pid == ana_thread_pid(p->last_t) || s->pid == UINT32_MAX)) {
+		t = p->last_t;
+	} else {
+		t = ana_machine_thread(p->m, s->pid, s->tid);
+		if (!t)
+			return -ENOMEM;
+		p->last_t = t;
+		p->last_tid = s->tid;
+	}
 	if (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s))
 		goto filtered;
 	if (p->frame_filter && !frame_passes(p, t, s))
@@ -220,6 +233,7 @@ filtered:
 int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn other, void *ctx)
 {
 	memset(&p->st, 0, sizeof(p->st));
+	p->last_t = NULL;
 	p->fn = fn;
 	p->other = other;
 	p->ctx = ctx;
