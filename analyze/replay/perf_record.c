@@ -86,7 +86,9 @@ static void simple_init(struct simple_layout *sl, const struct amb_perf_layout *
 	int16_t off = sizeof(struct perf_event_header);
 
 	memset(sl, 0, sizeof(*sl));
-	sl->ok = !(st & ~(uint64_t)SIMPLE_BITS);
+	/* Without PERIOD a sample's period is a matter of the attr, left to
+	 * parse_sample(). */
+	sl->ok = !(st & ~(uint64_t)SIMPLE_BITS) && (st & PERF_SAMPLE_PERIOD);
 	sl->chain = st & PERF_SAMPLE_CALLCHAIN;
 	sl->id = sl->ip = sl->tid = sl->time = sl->addr = sl->stream_id = sl->cpu = sl->period = -1;
 	if (st & PERF_SAMPLE_IDENTIFIER) {
