@@ -112,6 +112,27 @@ static void test_text(void **state)
 	assert_int_equal(amb_text_safe_prefix("\xe0\x80\x80", 3, &esc), 0);   /* overlong */
 	assert_int_equal(amb_text_safe_prefix("\xed\xa0\x80", 3, &esc), 0);   /* surrogate */
 	assert_int_equal(amb_text_safe_prefix("\xf4\x90\x80\x80", 4, &esc), 0);   /* > U+10FFFF */
+	/* Every byte value at every place of a long ASCII run (the run is
+	 * read eight bytes at a time): the prefix ends right before it unless
+	 * it is printable ASCII. */
+	for (unsigned c = 0; c < 256; c++) {
+		for (size_t at = 0; at < 19; at++) {
+			char run[19];
+
+			memset(run, 'a', sizeof(run));
+			run[at] = (char)c;
+			esc = 9;
+			if (c >= 0x20 && c < 0x7f) {
+				assert_int_equal(amb_text_safe_prefix(run, sizeof(run), &esc), sizeof(run));
+				assert_int_equal(esc, 0);
+			} else {
+				assert_int_equal(amb_text_safe_prefix(run, sizeof(run), &esc), at);
+				assert_int_equal(esc, 1);
+			}
+		}
+	}
+	assert_int_equal(amb_text_safe_prefix("abcdefgh\xc3\xa9ijklmnop\x01", 19, &esc), 18);
+	assert_int_equal(esc, 1);
 
 	assert_int_equal(amb_buf_put_text(&b, "a\tb\nc\x7f\xff\\x", 9), 0);
 	assert_int_equal(b.len, strlen("a\\x09b\\x0ac\\x7f\\xff\\x"));
