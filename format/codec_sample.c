@@ -203,27 +203,6 @@ static inline uint16_t ld16(const struct amb_sample_codec *c, const uint8_t *p)
 	return c->swap ? bswap_16(v) : v;
 }
 
-static inline void st64(const struct amb_sample_codec *c, uint8_t *p, uint64_t v)
-{
-	if (c->swap)
-		v = bswap_64(v);
-	memcpy(p, &v, 8);
-}
-
-static inline void st32(const struct amb_sample_codec *c, uint8_t *p, uint32_t v)
-{
-	if (c->swap)
-		v = bswap_32(v);
-	memcpy(p, &v, 4);
-}
-
-static inline void st16(const struct amb_sample_codec *c, uint8_t *p, uint16_t v)
-{
-	if (c->swap)
-		v = bswap_16(v);
-	memcpy(p, &v, 2);
-}
-
 /* The decoder's stores, with the byte order a constant where the decoder
  * is specialized (sample_decode()). */
 #define ALWAYS_INLINE inline __attribute__((always_inline))
