@@ -338,7 +338,7 @@ static uint8_t *export_to_mem(const char *path, enum ana_export_format f, size_t
 {
 	struct ana_pipeline_opts o;
 	struct ana_pipeline *p;
-	struct ana_export_opts eo = { true, "test" };
+	struct ana_export_opts eo = { .inline_frames = true, .name = "test" };
 	char *buf = NULL;
 	FILE *mem = open_memstream(&buf, len);
 
