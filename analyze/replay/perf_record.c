@@ -61,6 +61,9 @@ struct ana_parser {
 					       * layout's sample carries */
 	const struct ana_event *(*lookup)(void *ctx, uint64_t id);
 	void *ctx;
+	bool have_last;                       /* @lookup's last answer: records */
+	uint64_t last_id;                     /* come in runs of one id */
+	const struct ana_event *last_evt;
 	const struct ana_event *first;
 	struct amb_perf_layout base;          /* of @first, which locates the sample id */
 	struct simple_layout base_simple;
@@ -294,7 +297,7 @@ static bool rd_str(struct rd *r, const char **out)
  * layout says.  Without any id the recording has one event, the first.
  * @rec/@size is the whole record.
  */
-static const struct ana_event *find_event(const struct ana_parser *p, uint32_t type,
+static const struct ana_event *find_event(struct ana_parser *p, uint32_t type,
 					  const uint8_t *rec, size_t size, uint64_t *id)
 {
 	const struct amb_perf_layout *l = &p->base;
@@ -316,7 +319,14 @@ static const struct ana_event *find_event(const struct ana_parser *p, uint32_t t
 	memcpy(id, rec + off, 8);
 	if (p->swap)
 		*id = bswap_64(*id);
-	return p->lookup ? p->lookup(p->ctx, *id) : NULL;
+	if (!p->lookup)
+		return NULL;
+	if (!p->have_last || p->last_id != *id) {
+		p->last_evt = p->lookup(p->ctx, *id);
+		p->last_id = *id;
+		p->have_last = true;
+	}
+	return p->last_evt;
 }
 
 /* PERF_SAMPLE_READ or a READ record body, laid out as @fmt says. */

@@ -19,7 +19,9 @@ struct ana_parser;
 
 /*
  * A parser for the raw records of one recording.  @swap: records are in the
- * other byte order.  @lookup maps a sample id to its event (may be NULL).
+ * other byte order.  @lookup maps a sample id to its event (may be NULL),
+ * the same event for the same id while the parser lives (its last answer
+ * is kept).
  * @first_event (may be NULL: no sample fields are decoded) supplies the
  * sample_type and sample_id_all that locate PERF_SAMPLE_IDENTIFIER, shared
  * by all events of a recording (FORMAT.md §5.6); the record's own event then
