@@ -4,7 +4,7 @@
 # (issue 4's targets: at least 3x faster, peak RSS below perf's, and memory
 # flat in the length of the recording):
 #
-#   amber-analyze report                       perf report --stdio --no-children -g none
+#   amber-analyze report --no-children -g none perf report --stdio --no-children -g none
 #   amber-analyze report --children -g caller  perf report --stdio --children
 #                                              (what perf shows by default on -g data)
 #   amber-analyze script                       perf script
@@ -103,10 +103,10 @@ measure() {
 }
 
 : >"$TMP/rows"
-measure amber-report "$ANA" report "$TMP/full.amber"
+measure amber-report "$ANA" report --no-children -g none "$TMP/full.amber"
 measure amber-report-cg "$ANA" report --children -g caller "$TMP/full.amber"
 measure amber-script "$ANA" script "$TMP/full.amber"
-measure amber-report-short "$ANA" report "$TMP/short.amber"
+measure amber-report-short "$ANA" report --no-children -g none "$TMP/short.amber"
 measure amber-script-short "$ANA" script "$TMP/short.amber"
 if [ $have_perf = yes ]; then
 	measure perf-report perf report --stdio --no-children -g none -i "$TMP/perf.data"
@@ -128,10 +128,10 @@ function rate(n, s) { return (num(n) && num(s) && s + 0 > 0) ? sprintf("%.0f", n
 function mb(kb) { return kb ~ /^[0-9]+$/ ? sprintf("%.1f", kb / 1024) : "?" }
 { n++; label[n] = $1; sec[$1] = $2; kb[$1] = $3 }
 END {
-	cmd["amber-report"] = "amber-analyze report"
+	cmd["amber-report"] = "amber-analyze report --no-children -g none"
 	cmd["amber-report-cg"] = "amber-analyze report --children -g caller"
 	cmd["amber-script"] = "amber-analyze script"
-	cmd["amber-report-short"] = "amber-analyze report (--work " short_work ")"
+	cmd["amber-report-short"] = "amber-analyze report, self (--work " short_work ")"
 	cmd["amber-script-short"] = "amber-analyze script (--work " short_work ")"
 	cmd["perf-report"] = "perf report --stdio --no-children -g none"
 	cmd["perf-report-cg"] = "perf report --stdio --children"
