@@ -10,8 +10,10 @@
 #   amber-analyze script                       perf script
 #
 # The two-thread workload (build/programs/workload) is recorded once with
-# `perf record -e cpu-clock -F 10000 -g` and once with amber-rec with the same
-# settings; BENCH_ANALYZE_WORK (900, about 400K samples on a 2-core machine)
+# `perf record -B -e cpu-clock -F 10000 -g` (-B: perf 6.1 now and then
+# aborts in its build-id pass, util/build-id.c:1010; its report finds the
+# files by path here) and once with amber-rec with the same settings;
+# BENCH_ANALYZE_WORK (900, about 400K samples on a 2-core machine)
 # sets its --work.  Each analyzer run is repeated BENCH_REPEAT times (3),
 # stdout to /dev/null, and the best wall time and the peak RSS of that run
 # are shown (/usr/bin/time -f '%e %M').  The two recorders do not capture
@@ -74,7 +76,7 @@ SHORT_SAMPLES=$(record_amber "$TMP/short.amber" "$SHORT_WORK")
 PERF_SAMPLES=-
 if [ $have_perf = yes ]; then
 	# shellcheck disable=SC2086
-	perf record -q $SETTINGS -o "$TMP/perf.data" -- "$WORKLOAD" --threads 2 --work "$WORK" \
+	perf record -q -B $SETTINGS -o "$TMP/perf.data" -- "$WORKLOAD" --threads 2 --work "$WORK" \
 		>/dev/null 2>"$TMP/perf.err" || die "perf record failed: $(tail -n 2 "$TMP/perf.err")"
 	PERF_SAMPLES=$(perf report --stats -i "$TMP/perf.data" 2>/dev/null |
 		awk '/^ *SAMPLE events:/ { print $3; exit }')
