@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #include "analyze/resolve/resolve.h"
 #include "analyze/view/flame_load.h"
@@ -132,7 +131,7 @@ static bool memo_key(struct loader *l, const struct ana_sample *smp, const struc
 	else
 		k[5] = smp->ip;
 	l->nr_key = (uint32_t)n;
-	l->hash = XXH3_64bits(k, n * sizeof(*k));
+	l->hash = amb_hash_words(k, n);
 	return true;
 }
 
@@ -141,7 +140,13 @@ static bool memo_eq(uint64_t stored, const void *key)
 	const struct flame_memo *m = (const struct flame_memo *)(uintptr_t)stored;
 	const struct loader *l = key;
 
-	return m->nr_key == l->nr_key && !memcmp(m->key, l->key, l->nr_key * sizeof(*m->key));
+	if (m->nr_key != l->nr_key)
+		return false;
+	/* A few words, mostly equal: no call to memcmp. */
+	for (uint32_t i = 0; i < m->nr_key; i++)
+		if (m->key[i] != l->key[i])
+			return false;
+	return true;
 }
 
 static void memo_clear(struct loader *l)
