@@ -49,6 +49,7 @@
 struct simple_layout {
 	bool ok;                   /* the layout is a common one */
 	bool chain;                /* CALLCHAIN: its nr is at @fixed */
+	bool common_g;             /* the layout of common_g (parse_simple()) */
 	int16_t id, ip, tid, time, addr, stream_id, cpu, period;
 	uint16_t fixed;            /* header and fixed fields */
 };
@@ -80,6 +81,13 @@ static const struct perf_event_attr *base_attr(const struct ana_parser *p)
 {
 	return p->first ? &p->first->attr : &zero_attr;
 }
+
+/* The layout of `-g` recordings, IDENTIFIER IP TID TIME CPU PERIOD
+ * CALLCHAIN: its offsets as constants. */
+static const struct simple_layout common_g = {
+	.ok = true, .chain = true, .common_g = true, .id = 8, .ip = 16, .tid = 24, .time = 32,
+	.addr = -1, .stream_id = -1, .cpu = 40, .period = 48, .fixed = 56,
+};
 
 /* Fill @sl from @l: the walk of walk_fixed() in perf_sample.c, with the
  * offsets kept. */
@@ -133,6 +141,10 @@ static void simple_init(struct simple_layout *sl, const struct amb_perf_layout *
 	}
 	sl->fixed = (uint16_t)off;
 	assert(sl->fixed == l->fixed_size);
+	sl->common_g = sl->ok && st == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+					PERF_SAMPLE_CALLCHAIN);
+	assert(!sl->common_g || !memcmp(sl, &common_g, sizeof(*sl)));
 }
 
 struct ana_parser *ana_parser_new(bool swap,
@@ -565,7 +577,9 @@ static void rec_reset(struct ana_record *rec)
 	rec->stream = AMB_STREAM_NONE;
 }
 
-static inline uint64_t ld64(const uint8_t *b, int16_t off)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE uint64_t ld64(const uint8_t *b, int16_t off)
 {
 	uint64_t v = 0;
 
@@ -574,7 +588,7 @@ static inline uint64_t ld64(const uint8_t *b, int16_t off)
 	return v;
 }
 
-static inline uint32_t ld32(const uint8_t *b, int16_t off)
+static ALWAYS_INLINE uint32_t ld32(const uint8_t *b, int16_t off)
 {
 	uint32_t v = UINT32_MAX;
 
@@ -589,9 +603,9 @@ static inline uint32_t ld32(const uint8_t *b, int16_t off)
  * Returns the size, or 0 when the sample does not fit its layout (the
  * walk then says why).
  */
-static int parse_simple(struct ana_parser *p, const struct simple_layout *sl,
-			const struct perf_event_header *h, const uint8_t *b,
-			const struct ana_event *evt, struct ana_record *rec)
+static ALWAYS_INLINE int parse_simple_as(struct ana_parser *p, const struct simple_layout *sl,
+					  const struct perf_event_header *h, const uint8_t *b,
+					  const struct ana_event *evt, struct ana_record *rec)
 {
 	struct ana_sample *s = &rec->u.sample;
 	const uint64_t *chain = NULL;
@@ -639,6 +653,15 @@ static int parse_simple(struct ana_parser *p, const struct simple_layout *sl,
 	rec->cpu = s->cpu;
 	rec->id = s->id;
 	return h->size;
+}
+
+static int parse_simple(struct ana_parser *p, const struct simple_layout *sl,
+			const struct perf_event_header *h, const uint8_t *b,
+			const struct ana_event *evt, struct ana_record *rec)
+{
+	if (sl->common_g)
+		return parse_simple_as(p, &common_g, h, b, evt, rec);
+	return parse_simple_as(p, sl, h, b, evt, rec);
 }
 
 int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
