@@ -51,7 +51,7 @@ trap 'exit 143' TERM
 
 have_perf=no
 if command -v perf >/dev/null 2>&1 &&
-   perf record -q -e cpu-clock -o "$TMP/probe.data" true >/dev/null 2>&1; then
+   perf record -q -B -e cpu-clock -o "$TMP/probe.data" true >/dev/null 2>&1; then
 	have_perf=yes
 fi
 rm -f "$TMP/probe.data"
