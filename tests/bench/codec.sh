@@ -118,6 +118,15 @@ perf_samples() {
 	perf report --stats -i "$1" 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }'
 }
 
+# perf_try COMMAND: eval COMMAND, output to /dev/null, up to three times:
+# perf 6.1 here now and then aborts in its build-id pass (util/build-id.c).
+perf_try() {
+	for _ in 1 2 3; do
+		eval "$1" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
 # --- 1. bytes --------------------------------------------------------------------
 
 echo "bench codec: 1. bytes: -e cpu-clock -F $FREQ -g; $(nproc) CPUs"
@@ -139,10 +148,10 @@ for prog in workload sqlite3 python3; do
 	a_s=$(amber_samples "$TMP/$prog.amber")
 	pz=- p=- pzs=- p19=- ps=-
 	if [ $have_perf = yes ]; then
-		eval "perf record -q -z -e cpu-clock -F $FREQ -g -o \"$TMP/$prog.perfz\" -- $cmd" \
-			>/dev/null 2>&1 || die "perf record -z $prog"
-		eval "perf record -q -e cpu-clock -F $FREQ -g -o \"$TMP/$prog.perf\" -- $cmd" \
-			>/dev/null 2>&1 || die "perf record $prog"
+		perf_try "perf record -q -z -e cpu-clock -F $FREQ -g -o \"$TMP/$prog.perfz\" -- $cmd" ||
+			die "perf record -z $prog"
+		perf_try "perf record -q -e cpu-clock -F $FREQ -g -o \"$TMP/$prog.perf\" -- $cmd" ||
+			die "perf record $prog"
 		zstd -q -19 -f "$TMP/$prog.perf" -o "$TMP/$prog.perf.zst" || die "zstd -19"
 		pz=$(size "$TMP/$prog.perfz")
 		p=$(size "$TMP/$prog.perf")
