@@ -175,16 +175,15 @@ static int take_first(void *ctx, const struct ana_loc *loc, unsigned depth)
 	return 1;
 }
 
-/* True when the first frame of @s passes --dso and --sym; a sample
- * without frames passes (the command decides what to make of it). */
-static bool frame_passes(struct ana_pipeline *p, struct ana_thread *t, const struct ana_sample *s)
+bool ana_pipeline_first_frame_passes(struct ana_pipeline *p, const struct ana_filter *f,
+				     struct ana_thread *t, const struct ana_sample *s)
 {
 	struct first_frame ff = { .found = false };
 	char buf[128];
 
 	ana_stack_walk(p->m, p->u, t, s, 0, 1, take_first, &ff);
 	return !ff.found ||
-	       ana_filter_frame(&p->filter, &ff.loc, ana_loc_sym_name(&ff.loc, buf, sizeof(buf)));
+	       ana_filter_frame(f, &ff.loc, ana_loc_sym_name(&ff.loc, buf, sizeof(buf)));
 }
 
 static int on_record(void *ctx, const struct ana_record *rec)
@@ -221,7 +220,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	}
 	if (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s))
 		goto filtered;
-	if (p->frame_filter && !frame_passes(p, t, s))
+	if (p->frame_filter && !ana_pipeline_first_frame_passes(p, &p->filter, t, s))
 		goto filtered;
 	p->st.passed++;
 	return p->fn ? p->fn(p->ctx, s, t) : 0;

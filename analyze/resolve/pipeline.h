@@ -109,6 +109,14 @@ unsigned ana_pipeline_walk(struct ana_pipeline *p, struct ana_thread *t,
 			   const struct ana_sample *s, unsigned want, unsigned max_depth,
 			   ana_frame_fn fn, void *ctx);
 
+/*
+ * True when the first frame of sample @s of thread @t, walked on @p,
+ * passes the --dso and --sym of filter @f (a sample without frames
+ * passes: the caller decides what to make of it).
+ */
+bool ana_pipeline_first_frame_passes(struct ana_pipeline *p, const struct ana_filter *f,
+				     struct ana_thread *t, const struct ana_sample *s);
+
 /* ana_stack_key() for @s of @t: equal keys (with equal callchains and
  * cpumodes) mean equal walks; 0 means the sample is unwound. */
 uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_thread *t,

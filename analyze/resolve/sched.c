@@ -248,31 +248,12 @@ static bool thread_passes(struct ana_sched *s, struct ana_thread *t, uint32_t cp
 	return ana_filter_thread(&s->filter, &fake, t);
 }
 
-struct first_frame {
-	struct ana_loc loc;
-	bool found;
-};
-
-static int take_first(void *ctx, const struct ana_loc *loc, unsigned depth)
-{
-	struct first_frame *ff = ctx;
-
-	ff->loc = *loc;
-	ff->found = true;
-	return 1;
-}
-
 /* --dso and --sym on the first frame of @smp, as the pipeline applies them. */
 static bool frame_passes(struct ana_sched *s, struct ana_thread *t, const struct ana_sample *smp)
 {
-	struct first_frame ff = { .found = false };
-	char buf[128];
-
 	if (!s->frame_filter || !smp)
 		return true;
-	ana_pipeline_walk(s->p, t, smp, 0, 1, take_first, &ff);
-	return !ff.found ||
-	       ana_filter_frame(&s->filter, &ff.loc, ana_loc_sym_name(&ff.loc, buf, sizeof(buf)));
+	return ana_pipeline_first_frame_passes(s->p, &s->filter, t, smp);
 }
 
 /* ---- handing over -------------------------------------------------------------------- */
