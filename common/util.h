@@ -25,6 +25,11 @@ void amb_errmsg_set(const char *fmt, ...) AMB_PRINTF(1, 2);
 const char *amb_errmsg(void);
 void amb_errmsg_clear(void);
 
+/* The recording amber-rec writes without -o, and amber-analyze reads without
+ * a FILE, as perf does with perf.data; the one before it is moved aside to
+ * AMB_DEFAULT_RECORDING ".old". */
+#define AMB_DEFAULT_RECORDING "trace.amber"
+
 /*
  * Make room for at least @need elements of @elem_size bytes in the array
  * *@data, whose capacity is *@cap elements: when @need exceeds it, the

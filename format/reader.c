@@ -230,6 +230,7 @@ static int reader_scan(struct amb_reader *r)
 	uint8_t *buf = malloc(AMB_MAX(RESYNC_WINDOW, AMB_BLOCK_HDR_MAX));
 	uint64_t off = r->hdr.header_len, skipped = 0, foreign_at = 0;
 	bool foreign = false;   /* inside another recording's blocks */
+	bool after_trailer;
 	int err = 0;
 
 	if (!buf)
@@ -251,6 +252,19 @@ static int reader_scan(struct amb_reader *r)
 			goto out;
 		}
 		err = amb_block_hdr_decode(buf, (size_t)n, &h, why, sizeof(why));
+		/* §7: what follows a closed recording's trailer and is no block
+		 * (nor another recording's file header, below) was appended to
+		 * it: said once, and not read as damage. */
+		after_trailer = !foreign && r->nblocks &&
+				r->blocks[r->nblocks - 1].type == AMB_BLOCK_TRAILER;
+		if (err && after_trailer && memcmp(buf, AMB_FILE_MAGIC, AMB_MIN((size_t)n, 8))) {
+			add_problem(r, UINT64_MAX, off, -AMB_E_CORRUPT,
+				    "offset %llu: %llu bytes after the trailer of the closed recording: "
+				    "not part of it, left out", (unsigned long long)off,
+				    (unsigned long long)(r->file_size - off));
+			err = 0;
+			break;
+		}
 		if (err == -AMB_E_TRUNCATED) {
 			add_problem(r, r->nblocks, off, err,
 				    "block %zu at offset %llu: torn: header ends beyond end of file %llu",
@@ -629,11 +643,20 @@ again:
 			want = amb_get_le16(hbuf + 4);
 			goto again;
 		}
-		if (err || h.seq != bi->seq || h.type != bi->type || h.codec != bi->codec ||
-		    h.stream != bi->stream || h.stored_size != bi->stored_size ||
-		    h.raw_size != bi->raw_size) {
+		if (err) {
 			snprintf(why, why_len, "index entry %zu: no such block at offset %llu", i,
 				 (unsigned long long)bi->offset);
+			return -AMB_E_INDEX;
+		}
+		/* §6: an entry is a copy of its block's header; any difference
+		 * is damage, and the headers, which check themselves, win. */
+		if (h.seq != bi->seq || h.type != bi->type || h.codec != bi->codec ||
+		    h.flags != bi->flags || h.stream != bi->stream ||
+		    h.stored_size != bi->stored_size || h.raw_size != bi->raw_size ||
+		    h.record_count != bi->record_count || h.first_time != bi->first_time ||
+		    h.last_time != bi->last_time) {
+			snprintf(why, why_len, "index entry %zu disagrees with the block header at "
+				 "offset %llu", i, (unsigned long long)bi->offset);
 			return -AMB_E_INDEX;
 		}
 	}
@@ -641,11 +664,12 @@ again:
 }
 
 /*
- * §7 step 2: use the trailer and index.  Returns 1 when they were used, 0
- * when the file has no trailer, -AMB_E_* with @why for a damaged one, or
- * -errno for I/O and memory errors.
+ * §7 step 2: use the trailer and index, the trailer ending at @end (the end
+ * of the file, or of the last block a scan found).  Returns 1 when they
+ * were used, 0 when there is no trailer there, -AMB_E_* with @why for a
+ * damaged one, or -errno for I/O and memory errors.
  */
-static int reader_try_index(struct amb_reader *r, char *why, size_t why_len)
+static int reader_try_index(struct amb_reader *r, uint64_t end, char *why, size_t why_len)
 {
 	uint8_t tbuf[AMB_TRAILER_BLOCK_SIZE], ibuf[AMB_BLOCK_HDR_MAX];
 	uint64_t toff, index_offset, block_count, data_end, max_raw;
@@ -657,9 +681,9 @@ static int reader_try_index(struct amb_reader *r, char *why, size_t why_len)
 	ssize_t n;
 	int err;
 
-	if (r->file_size < (uint64_t)r->hdr.header_len + AMB_BLOCK_HDR_SIZE + AMB_TRAILER_BLOCK_SIZE)
+	if (end < (uint64_t)r->hdr.header_len + AMB_BLOCK_HDR_SIZE + AMB_TRAILER_BLOCK_SIZE)
 		return 0;
-	toff = r->file_size - AMB_TRAILER_BLOCK_SIZE;
+	toff = end - AMB_TRAILER_BLOCK_SIZE;
 	n = amb_pread_full(r->fd, tbuf, sizeof(tbuf), toff);
 	if (n < 0)
 		return (int)n;
@@ -736,12 +760,60 @@ static int reader_try_index(struct amb_reader *r, char *why, size_t why_len)
 		err = add_block(r, &tinfo);
 	if (err)
 		goto out;
-	r->data_end = r->file_size;
+	r->data_end = end;
 	r->indexed = true;
 	err = 1;
 out:
 	amb_payload_free(p);
 	return err;
+}
+
+/*
+ * No trailer ends the file, and the scan is done: when it ended at a
+ * trailer after all (bytes were appended to a closed recording, which the
+ * scan said), use that trailer's index if it checks; otherwise the file
+ * was not closed, which is said (first: it explains the rest).  Returns
+ * 0 or -errno.
+ */
+static int reader_trailer_found(struct amb_reader *r)
+{
+	struct amb_block_info *scanned;
+	size_t n = r->nblocks;
+	char why[240];
+	int err;
+
+	if (n && r->blocks[n - 1].type == AMB_BLOCK_TRAILER) {
+		uint64_t end = r->data_end;
+
+		scanned = malloc(n * sizeof(*scanned));
+		if (!scanned)
+			return -ENOMEM;
+		memcpy(scanned, r->blocks, n * sizeof(*scanned));
+		err = reader_try_index(r, end, why, sizeof(why));
+		if (err < 0 && is_format_error(err))
+			add_problem(r, UINT64_MAX, end - AMB_TRAILER_BLOCK_SIZE, err,
+				    "trailer at offset %llu: %s: blocks found by scanning",
+				    (unsigned long long)(end - AMB_TRAILER_BLOCK_SIZE), why);
+		if (err != 1) {
+			/* The scan's list stands. */
+			memcpy(r->blocks, scanned, n * sizeof(*scanned));
+			r->nblocks = n;
+			r->indexed = false;
+			r->data_end = end;
+		}
+		free(scanned);
+		return err < 0 && !is_format_error(err) ? err : 0;
+	}
+	add_problem(r, UINT64_MAX, r->file_size, -AMB_E_NO_TRAILER,
+		    "file of %llu bytes has no trailer (recording was not closed): blocks found by scanning",
+		    (unsigned long long)r->file_size);
+	if (r->nproblems > 1) {
+		struct amb_problem pb = r->problems[r->nproblems - 1];
+
+		memmove(r->problems + 1, r->problems, (r->nproblems - 1) * sizeof(pb));
+		r->problems[0] = pb;
+	}
+	return 0;
 }
 
 /* AMB_READ_VERIFY: check every payload on open; drop and report bad ones. */
@@ -858,6 +930,7 @@ static int reader_open(const char *path, unsigned flags, unsigned mode, struct a
 		       char *why, size_t why_len)
 {
 	uint8_t hbuf[AMB_FILE_HDR_MAX];
+	bool no_trailer = false;
 	char hwhy[240];
 	struct amb_reader *r;
 	struct stat sb;
@@ -920,14 +993,11 @@ static int reader_open(const char *path, unsigned flags, unsigned mode, struct a
 	if (!(flags & AMB_READ_SCAN)) {
 		char iwhy[240];
 
-		err = reader_try_index(r, iwhy, sizeof(iwhy));
+		err = reader_try_index(r, r->file_size, iwhy, sizeof(iwhy));
 		if (err < 0 && !is_format_error(err))
 			goto out;
-		if (err == 0)
-			add_problem(r, UINT64_MAX, r->file_size, -AMB_E_NO_TRAILER,
-				    "file of %llu bytes has no trailer (recording was not closed): blocks found by scanning",
-				    (unsigned long long)r->file_size);
-		else if (err < 0)
+		no_trailer = err == 0;
+		if (err < 0)
 			add_problem(r, UINT64_MAX, r->file_size - AMB_TRAILER_BLOCK_SIZE, err,
 				    "trailer at offset %llu: %s: blocks found by scanning",
 				    (unsigned long long)(r->file_size - AMB_TRAILER_BLOCK_SIZE), iwhy);
@@ -935,6 +1005,8 @@ static int reader_open(const char *path, unsigned flags, unsigned mode, struct a
 	err = 0;
 	if (!r->indexed)
 		err = reader_scan(r);
+	if (!err && no_trailer)
+		err = reader_trailer_found(r);
 	if (!err && !(mode & READER_ALL))
 		err = amb_blocks_screen(r->blocks, &r->nblocks, NULL, screen_problem, r);
 	if (!err && (flags & AMB_READ_VERIFY))

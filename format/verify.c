@@ -69,6 +69,24 @@ static void check_entry(struct verify_ctx *v, uint64_t k, const struct amb_block
 		       (unsigned long long)b->offset);
 }
 
+/* True when one of the first @n blocks of @r starts at @offset. */
+static bool block_at(struct amb_reader *r, size_t n, uint64_t offset)
+{
+	for (size_t i = 0; i < n; i++)
+		if (amb_reader_block(r, i)->offset == offset)
+			return true;
+	return false;
+}
+
+/* A trailer's block_count that differs from the blocks found is still worth
+ * reading the index for when blocks may have been lost to damage: never
+ * more than the file can hold. */
+static bool entries_checkable(struct amb_reader *r, size_t found, uint64_t block_count)
+{
+	return block_count > found &&
+	       block_count <= amb_reader_file_size(r) / AMB_BLOCK_HDR_SIZE;
+}
+
 /* §6: the trailer points at the index, which lists every earlier block. */
 static void check_index(struct verify_ctx *v, struct amb_reader *r, struct amb_payload *p)
 {
@@ -93,7 +111,7 @@ static void check_index(struct verify_ctx *v, struct amb_reader *r, struct amb_p
 	data_end = amb_get_le64(data + 16);
 	ib = n >= 2 ? amb_reader_block(r, ii) : NULL;
 	if (!ib || ib->type != AMB_BLOCK_INDEX || ib->offset != index_offset ||
-	    data_end != index_offset || block_count != ii) {
+	    data_end != index_offset || (block_count != ii && !entries_checkable(r, ii, block_count))) {
 		report(v, ti, tb->offset, -AMB_E_INDEX,
 		       "trailer at offset %llu: index_offset %llu, block_count %llu, data_end %llu do not match the %zu blocks found",
 		       (unsigned long long)tb->offset, (unsigned long long)index_offset,
@@ -111,10 +129,32 @@ static void check_index(struct verify_ctx *v, struct amb_reader *r, struct amb_p
 	}
 	entry_size = amb_get_le32(data);
 	if (entry_size < AMB_INDEX_ENTRY_SIZE || amb_get_le32(data + 4) ||
-	    (len - AMB_INDEX_PREFIX) % entry_size || (len - AMB_INDEX_PREFIX) / entry_size != ii) {
+	    (len - AMB_INDEX_PREFIX) % entry_size ||
+	    (len - AMB_INDEX_PREFIX) / entry_size != block_count) {
 		report(v, ii, ib->offset, -AMB_E_INDEX,
-		       "index at offset %llu: entry_size %u, %zu bytes of entries for %zu blocks",
-		       (unsigned long long)ib->offset, entry_size, len - AMB_INDEX_PREFIX, ii);
+		       "index at offset %llu: entry_size %u, %zu bytes of entries for %llu blocks",
+		       (unsigned long long)ib->offset, entry_size, len - AMB_INDEX_PREFIX,
+		       (unsigned long long)block_count);
+		return;
+	}
+	if (block_count != ii) {
+		/* Blocks the index lists are gone (their headers are damaged,
+		 * reported above): named as the reader names them. */
+		for (uint64_t k = 0; k < block_count; k++) {
+			struct amb_block_info e;
+
+			amb_index_entry_decode(data + AMB_INDEX_PREFIX + k * entry_size, &e);
+			if (!block_at(r, ii, e.offset)) {
+				report(v, ti, tb->offset, -AMB_E_INDEX,
+				       "trailer at offset %llu: index entry %llu: no such block at offset %llu",
+				       (unsigned long long)tb->offset, (unsigned long long)k,
+				       (unsigned long long)e.offset);
+				return;
+			}
+		}
+		report(v, ti, tb->offset, -AMB_E_INDEX,
+		       "trailer at offset %llu: block_count %llu does not match the %zu blocks found",
+		       (unsigned long long)tb->offset, (unsigned long long)block_count, ii);
 		return;
 	}
 	for (size_t k = 0; k < ii && !v->stop; k++) {
@@ -138,6 +178,19 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* True when the reader reported a damaged block header in (@from, @to). */
+static bool damage_between(struct amb_reader *r, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < amb_reader_problem_count(r); i++) {
+		const struct amb_problem *pb = amb_reader_problem(r, i);
+
+		if (pb->block != UINT64_MAX && pb->offset > from && pb->offset < to &&
+		    pb->err != -AMB_E_TRUNCATED)
+			return true;
+	}
+	return false;
 }
 
 /* Index of the first of the sorted @seqs that is >= @x. */
@@ -168,6 +221,7 @@ static void check_seq(struct verify_ctx *v, struct amb_reader *r, size_t i, cons
 {
 	const struct amb_block_info *bi = amb_reader_block(r, i);
 	uint64_t expect = *any ? *max + 1 : 0;
+	uint64_t from = i ? amb_reader_block(r, i - 1)->offset : 0;
 
 	if (*any && bi->seq <= *max) {
 		report(v, i, bi->offset, -AMB_E_CORRUPT,
@@ -176,8 +230,10 @@ static void check_seq(struct verify_ctx *v, struct amb_reader *r, size_t i, cons
 		       (unsigned long long)*max);
 		return;
 	}
-	/* Lost: some seq in [expect, bi->seq) is in no block of the file. */
-	if (bi->seq > expect &&
+	/* Lost: some seq in [expect, bi->seq) is in no block of the file,
+	 * unless a damaged header the reader reported lies just before: that
+	 * block is the one missing, said once. */
+	if (bi->seq > expect && !damage_between(r, from, bi->offset) &&
 	    lower_bound(seqs, n, bi->seq) - lower_bound(seqs, n, expect) < bi->seq - expect)
 		report(v, i, bi->offset, -AMB_E_CORRUPT,
 		       "block %zu at offset %llu: seq %llu, expected %llu (blocks lost before it)",

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "common/perf_stat.h"
+#include "common/util.h"
 
 enum rec_callgraph {
 	REC_CG_NONE = 0,
@@ -22,7 +23,7 @@ enum rec_callgraph {
 #define REC_DEFAULT_FREQ        4000u
 #define REC_DEFAULT_STACK_SIZE  32768u   /* issue 5 measures this choice */
 #define REC_DEFAULT_FLUSH_MS    1000u
-#define REC_DEFAULT_OUTPUT      "trace.amber"
+#define REC_DEFAULT_OUTPUT      AMB_DEFAULT_RECORDING
 #define REC_DEFAULT_EVENT       "cycles"
 
 /* --filter EXPR: a tracepoint filter for the events of one -e. */

@@ -87,12 +87,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "help") && argc > 2) {
-		/* `amber-analyze help report` is `amber-analyze report --help`. */
-		char *args[] = { argv[2], "--help", NULL };
+		/* `amber-analyze help report` is `amber-analyze report --help`,
+		 * `help sched latency` is `sched latency --help`. */
+		char *args[] = { argv[2], argc > 3 ? argv[3] : "--help", "--help", NULL };
 
 		for (size_t i = 0; i < AMB_ARRAY_SIZE(commands); i++)
 			if (!strcmp(argv[2], commands[i].name))
-				return commands[i].fn(2, args);
+				return commands[i].fn(argc > 3 ? 3 : 2, args);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -97,6 +97,8 @@ struct ana_cmd_desc {
 	const char *shortopts;            /* getopt_long's; "h" is added */
 	const struct option *longopts;    /* ends with a zero entry; --help is added */
 	unsigned min_files, max_files;    /* positional FILE arguments */
+	bool default_files;               /* none given: AMB_DEFAULT_RECORDING (two:
+					   * its ".old" and it), said on stderr */
 };
 
 /* ana_cmd_parse() and the helpers below return this to go on; any other
@@ -115,7 +117,9 @@ typedef int (*ana_cmd_option_fn)(void *ctx, int c, const char *arg);
  * option and the value; an unknown option or a missing argument names
  * itself and points to --help.  Then between @d->min_files and
  * @d->max_files positional arguments are stored in @files (an -i FILE the
- * command took counts as the first when @fn stored it in @files[0]).
+ * command took counts as the first when @fn stored it in @files[0]); with
+ * none and @d->default_files, the recorder's default output, as perf reads
+ * perf.data (and diff perf.data.old and perf.data).
  * Returns ANA_CMD_GO_ON, 0 after --help, or 2 for a usage error.
  */
 int ana_cmd_parse(const struct ana_cmd_desc *d, int argc, char **argv,

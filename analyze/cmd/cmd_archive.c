@@ -363,7 +363,7 @@ static int parse_args(struct archive_opts *o, int argc, char **argv)
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "archive", usage, "o:z:", longopts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "archive", usage, "o:z:", longopts, 1, 1, false };
 	int rc;
 
 	o->zstd_level = -1;

@@ -16,7 +16,7 @@
 #include "common/util.h"
 
 static const char usage[] =
-"usage: amber-analyze buildids [OPTIONS] FILE\n\n"
+"usage: amber-analyze buildids [OPTIONS] [FILE]\n\n"
 "Every DSO of the recording: build-id, samples in it, frames in it, and\n"
 "where analysis finds its ELF: embedded, path, symfs, debug-dir, ~/.debug,\n"
 "debuginfod, missing, or MISMATCH (only files with another build-id exist).\n"
@@ -121,7 +121,7 @@ int ana_cmd_buildids(int argc, char **argv)
 		{ "no-debuginfod", no_argument, NULL, O_NO_DEBUGINFOD },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "buildids", usage, "", longopts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "buildids", usage, "", longopts, 1, 1, true };
 	struct buildids_args a = { .only_hit = false };
 	struct ana_pipeline *p = NULL;
 	struct ana_dso_hits h = { 0 };
@@ -136,9 +136,16 @@ int ana_cmd_buildids(int argc, char **argv)
 	if (ana_cmd_open("buildids", path, &a.o, &p))
 		goto out;
 	err = ana_dso_hits_collect(p, &h);
-	if (!err)
+	if (!err) {
+		/* The table's WHERE says which files are missing or stale: the
+		 * lookup's warnings would say it again, and of DSOs without a
+		 * sample too. */
+		amb_warn_fn warn = amb_set_warn(NULL, NULL);
+
 		err = print_table(ana_pipeline_session(p), ana_pipeline_dsos(p),
 				  ana_pipeline_embed(p), &h, a.only_hit);
+		amb_set_warn(warn, NULL);
+	}
 	if (err)
 		ana_cmd_fail("buildids", path, err);
 	else

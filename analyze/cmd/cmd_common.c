@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/cmd/cmd.h"
 #include "common/util.h"
@@ -115,6 +116,36 @@ static bool is_sample_option(int c)
 	       (c >= ANA_OPT_PID && c <= ANA_OPT_FIELD_FILTER);
 }
 
+/*
+ * No FILE given: the recorder's default output (and, for two, the one it
+ * moved aside before), as perf reads perf.data.  Said on stderr, so that
+ * nobody analyzes another recording than they think.
+ */
+static int default_files(const struct ana_cmd_desc *d, const char **files)
+{
+	static const char *const two[] = { AMB_DEFAULT_RECORDING ".old", AMB_DEFAULT_RECORDING };
+	unsigned n = d->min_files == 2 ? 2 : 1, i;
+
+	for (i = 0; i < n; i++) {
+		files[i] = n == 2 ? two[i] : AMB_DEFAULT_RECORDING;
+		if (access(files[i], F_OK)) {
+			ana_cmd_error(d->name, "no file given, and no %s here (%s; see "
+				      "'amber-analyze %s --help')", files[i],
+				      n == 2 && !i ? "amber-rec moves the last recording there when it "
+						     "makes a new one" :
+						     "what amber-rec writes without -o",
+				      d->name);
+			return 2;
+		}
+	}
+	if (n == 2)
+		fprintf(stderr, "amber-analyze: %s: comparing %s (the recording before) with %s\n",
+			d->name, files[0], files[1]);
+	else
+		fprintf(stderr, "amber-analyze: %s: reading %s (no file given)\n", d->name, files[0]);
+	return ANA_CMD_GO_ON;
+}
+
 int ana_cmd_parse(const struct ana_cmd_desc *d, int argc, char **argv,
 		  struct ana_pipeline_opts *o, ana_cmd_option_fn fn, void *ctx,
 		  const char **files)
@@ -147,6 +178,12 @@ int ana_cmd_parse(const struct ana_cmd_desc *d, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, shortopts, all, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(d->usage, stdout);
+			if (d->default_files)
+				printf(d->min_files == 2 ?
+				       "\nWithout files: %s.old (the recording before, which amber-rec\n"
+				       "moves aside) and %s, as perf diff reads perf.data.old and perf.data.\n" :
+				       "\nWithout FILE: %s%s, what amber-rec writes without -o.\n",
+				       AMB_DEFAULT_RECORDING, d->min_files == 2 ? AMB_DEFAULT_RECORDING : "");
 			rc = 0;
 			goto out;
 		}
@@ -184,14 +221,21 @@ int ana_cmd_parse(const struct ana_cmd_desc *d, int argc, char **argv,
 	nfiles = files && files[0] ? 1 : 0;
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		if (nfiles == d->max_files) {
-			ana_cmd_error(d->name, "unexpected argument '%s' (see 'amber-analyze %s --help')",
-				      argv[i], d->name);
+			if (nfiles == 1)
+				ana_cmd_error(d->name, "unexpected argument '%s': one FILE is read, and "
+					      "that is '%s' (see 'amber-analyze %s --help')", argv[i],
+					      files[0], d->name);
+			else
+				ana_cmd_error(d->name, "unexpected argument '%s' (see 'amber-analyze %s --help')",
+					      argv[i], d->name);
 			rc = 2;
 			goto out;
 		}
 		files[nfiles++] = argv[i];
 	}
-	if (nfiles < d->min_files) {
+	if (!nfiles && d->default_files && d->min_files)
+		rc = default_files(d, files);
+	else if (nfiles < d->min_files) {
 		fputs(d->usage, stderr);
 		rc = 2;
 	}

@@ -38,7 +38,8 @@
 struct diff_args {
 	const char *base, *new_path, *output;
 	enum ana_flame_key key;
-	bool all, json, absolute, flame, negate;
+	bool all, json, absolute, flame, negate, force;
+	char *events[2];                 /* --event BASE=NEW, or NAME for both */
 	double alpha;
 	struct ana_fsvg_opts svg;           /* --title, --width, --minwidth */
 	struct ana_pipeline_opts sample; /* filters, -e, --symfs, --no-debuginfod */
@@ -139,8 +140,12 @@ static void print_json(struct diff *d, struct ana_out *o)
 	ana_out_no_cut(o);
 	ana_out_printf(o, "{\"base\":{\"path\":");
 	ana_out_json(o, d->a->base);
+	ana_out_printf(o, ",\"event\":");
+	ana_out_json(o, d->st[SLOT_BASE].event);
 	ana_out_printf(o, ",\"samples\":%" PRIu64 "},\"new\":{\"path\":", d->base_total);
 	ana_out_json(o, d->a->new_path);
+	ana_out_printf(o, ",\"event\":");
+	ana_out_json(o, d->st[SLOT_NEW].event);
 	ana_out_printf(o, ",\"samples\":%" PRIu64 "},\"mode\":\"%s\",\"test\":\"%s\","
 		       "\"correction\":\"holm\",\"alpha\":%g,\"rows\":[", d->new_total,
 		       d->a->absolute ? "absolute" : "share",
@@ -182,6 +187,17 @@ static const char *fmt_p(double p, char *buf, size_t len)
 	return buf;
 }
 
+/* " of EVENT", and whether it was chosen for the user. */
+static void print_event(struct diff *d, struct ana_out *o, unsigned slot)
+{
+	if (!*d->st[slot].event)
+		return;
+	ana_out_str(o, " of ");
+	ana_out_text(o, d->st[slot].event);
+	if (!d->a->events[slot] && d->st[slot].sampled_events > 1)
+		ana_out_str(o, ", the first event sampled: --event for another");
+}
+
 static void print_table(struct diff *d, struct ana_out *o)
 {
 	size_t i, shown = 0, sig = 0, dso_w = 13;
@@ -195,9 +211,13 @@ static void print_table(struct diff *d, struct ana_out *o)
 	}
 	ana_out_printf(o, "# base: ");
 	ana_out_text(o, d->a->base);
-	ana_out_printf(o, " (%" PRIu64 " samples)\n# new:  ", d->base_total);
+	ana_out_printf(o, " (%" PRIu64 " samples", d->base_total);
+	print_event(d, o, SLOT_BASE);
+	ana_out_printf(o, ")\n# new:  ");
 	ana_out_text(o, d->a->new_path);
-	ana_out_printf(o, " (%" PRIu64 " samples)\n", d->new_total);
+	ana_out_printf(o, " (%" PRIu64 " samples", d->new_total);
+	print_event(d, o, SLOT_NEW);
+	ana_out_printf(o, ")\n");
 	ana_out_printf(o, "# test: %s, Holm-Bonferroni over %zu rows, alpha %g\n",
 		       d->a->absolute ? "sample counts, conditional binomial (equal rates and durations)" :
 				       "shares, two-proportion z-test",
@@ -239,7 +259,7 @@ static void print_table(struct diff *d, struct ana_out *o)
 /* ---- options ------------------------------------------------------------------ */
 
 static const char usage[] =
-"usage: amber-analyze diff [OPTIONS] BASE NEW\n"
+"usage: amber-analyze diff [OPTIONS] [BASE NEW]\n"
 "\n"
 "Symbols whose share of the samples changed from BASE to NEW, largest change\n"
 "first, each with a significance test (Holm-Bonferroni corrected p-values).\n"
@@ -252,14 +272,17 @@ static const char usage[] =
 "      --alpha P           significance level (default 0.05)\n"
 "      --json              JSON instead of text\n"
 "      --flame             a differential flame graph (SVG) instead: widths from\n"
-"                          NEW, red grew, blue shrank\n"
+"                          NEW, red grew, blue shrank, grey frames did not\n"
+"                          change significantly\n"
 "      --negate            with --flame: widths from BASE (colours unchanged)\n"
 "  -o, --output FILE       write to FILE (default: standard output); an existing\n"
 "                           file is replaced whole, a symbolic link is refused\n"
 "      --title TEXT        --flame: the graph's title\n"
 "      --width PX          --flame: image width (default 1200)\n"
 "      --minwidth PX       --flame: leave out frames narrower than PX (0.1)\n"
-"  -e, --event NAME        only samples of this event\n"
+"  -e, --event NAME        the samples of this event in both (default: the first\n"
+"                          event sampled of each); BASE=NEW names one of each\n"
+"      --force             compare unlike events (what --event BASE=NEW says)\n"
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"
 "      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"
@@ -274,11 +297,11 @@ static int parse_sort(struct diff_args *a, const char *arg)
 	else if (!strcmp(arg, "srcline"))
 		a->key = ANA_FLAME_KEY_SRCLINE;
 	else
-		return -EINVAL;
+		return amb_errmsg_set("diff sorts by dso,sym, sym or srcline"), -EINVAL;
 	return 0;
 }
 
-enum { O_ABSOLUTE = 256, O_ALL, O_ALPHA, O_JSON, O_FLAME, O_NEGATE };
+enum { O_ABSOLUTE = 256, O_ALL, O_ALPHA, O_JSON, O_FLAME, O_NEGATE, O_FORCE };
 
 static int diff_option(void *ctx, int c, const char *arg)
 {
@@ -291,10 +314,13 @@ static int diff_option(void *ctx, int c, const char *arg)
 	case O_ALL: a->all = true; return 0;
 	case O_ALPHA:
 		a->alpha = strtod(arg, &end);
-		return end == arg || *end || !(a->alpha > 0 && a->alpha < 1) ? -EINVAL : 0;
+		if (end == arg || *end || !(a->alpha > 0 && a->alpha < 1))
+			return amb_errmsg_set("not a significance level between 0 and 1"), -EINVAL;
+		return 0;
 	case O_JSON: a->json = true; return 0;
 	case O_FLAME: a->flame = true; return 0;
 	case O_NEGATE: a->negate = true; return 0;
+	case O_FORCE: a->force = true; return 0;
 	case 'o': a->output = arg; return 0;
 	default: return ana_fsvg_option(&a->svg, c, arg);
 	}
@@ -311,11 +337,12 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 		{ "json", no_argument, NULL, O_JSON },
 		{ "flame", no_argument, NULL, O_FLAME },
 		{ "negate", no_argument, NULL, O_NEGATE },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ "output", required_argument, NULL, 'o' },
 		ANA_FSVG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "diff", usage, "s:o:", opts, 2, 2 };
+	static const struct ana_cmd_desc desc = { "diff", usage, "s:o:", opts, 2, 2, true };
 	const char *files[2] = { NULL, NULL };
 	int rc = ana_cmd_parse(&desc, argc, argv, &a->sample, diff_option, a, files);
 
@@ -325,6 +352,21 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 		ana_cmd_error("diff", "--negate needs --flame");
 		return 2;
 	}
+	/* --event BASE=NEW: one event of each; NAME: the same in both. */
+	if (a->sample.event) {
+		const char *eq = strchr(a->sample.event, '=');
+
+		a->events[SLOT_BASE] = eq ? strndup(a->sample.event, (size_t)(eq - a->sample.event))
+					  : strdup(a->sample.event);
+		a->events[SLOT_NEW] = strdup(eq ? eq + 1 : a->sample.event);
+		if (!a->events[SLOT_BASE] || !a->events[SLOT_NEW]) {
+			ana_cmd_error("diff", "%s", strerror(ENOMEM));
+			return 1;
+		}
+		if (eq)
+			a->force = true;
+	}
+	a->sample.one_event = true;
 	a->base = files[0];
 	a->new_path = files[1];
 	return ANA_CMD_GO_ON;
@@ -342,19 +384,77 @@ static int load_both(struct diff *d)
 	int err;
 
 	for (unsigned slot = 0; slot < 2; slot++) {
+		d->a->sample.event = d->a->events[slot];
 		err = ana_flame_load(paths[slot], d->t, slot, &lo, &d->st[slot]);
 		if (err)
 			return ana_cmd_fail("diff", paths[slot], err);
+	}
+	d->a->sample.event = NULL;
+	/* Shares of cpu-clock against shares of page-faults mean nothing. */
+	if (strcmp(d->st[SLOT_BASE].event, d->st[SLOT_NEW].event) && !d->a->force) {
+		ana_cmd_error("diff", "%s samples %s, %s samples %s: unlike events do not compare "
+			      "(--event %s=%s compares them anyway, --event NAME picks one in both)",
+			      d->a->base, *d->st[SLOT_BASE].event ? d->st[SLOT_BASE].event : "no event",
+			      d->a->new_path, *d->st[SLOT_NEW].event ? d->st[SLOT_NEW].event : "no event",
+			      d->st[SLOT_BASE].event, d->st[SLOT_NEW].event);
+		return 2;
 	}
 	d->base_total = ana_stk_tree_node(d->t, ANA_STK_ROOT)->total[SLOT_BASE];
 	d->new_total = ana_stk_tree_node(d->t, ANA_STK_ROOT)->total[SLOT_NEW];
 	return 0;
 }
 
+/*
+ * The significance of every frame's change, as the rows' (collect_rows):
+ * its p-value adjusted with Holm-Bonferroni over the frames of either
+ * recording, into *@out (indexed by node; 1 for the root), the number of
+ * frames tested in *@nr.  Returns 0 or -ENOMEM.
+ */
+static int frame_pvalues(struct diff *d, double **out, size_t *nr)
+{
+	size_t n = ana_stk_tree_count(d->t), k = 0, i;
+	double *p = malloc(n * sizeof(*p)), *tested = malloc(n * sizeof(*tested));
+	int err;
+
+	if (!p || !tested) {
+		free(p);
+		free(tested);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ana_stk_node *nd = ana_stk_tree_node(d->t, (uint32_t)i);
+		uint64_t b = nd->total[SLOT_BASE], v = nd->total[SLOT_NEW];
+
+		p[i] = 1;
+		if (i == ANA_STK_ROOT || !(b + v))
+			continue;
+		p[i] = d->a->absolute ? ana_stats_poisson_rate_test(b, v, 1.0)
+				      : ana_stats_two_prop_test(b, d->base_total, v, d->new_total, NULL);
+		tested[k++] = p[i];
+	}
+	err = ana_stats_holm(tested, tested, k);
+	for (i = 0, k = 0; !err && i < n; i++) {
+		const struct ana_stk_node *nd = ana_stk_tree_node(d->t, (uint32_t)i);
+
+		if (i != ANA_STK_ROOT && nd->total[SLOT_BASE] + nd->total[SLOT_NEW])
+			p[i] = tested[k++];
+	}
+	free(tested);
+	if (err) {
+		free(p);
+		return err;
+	}
+	*out = p;
+	*nr = k;
+	return 0;
+}
+
 static int write_flame(struct diff *d, FILE *f)
 {
 	struct ana_fsvg_opts so = d->a->svg;
-	char subtitle[512];
+	char subtitle[1024];
+	double *p = NULL;
+	int err;
 
 	if (!so.title)
 		so.title = "Differential Flame Graph";
@@ -365,12 +465,22 @@ static int write_flame(struct diff *d, FILE *f)
 	so.base_slot = SLOT_BASE;
 	so.new_slot = SLOT_NEW;
 	so.absolute = d->a->absolute;
+	so.alpha = d->a->alpha;
+	err = frame_pvalues(d, &p, &so.nr_tests);
+	if (err)
+		return err;
+	so.p_holm = p;
 
 	snprintf(subtitle, sizeof(subtitle),
-		 "widths: %s (%s); red: grew, blue: shrank from %s to %s (%s)",
+		 "widths: %s (%s); red: grew, blue: shrank from %s to %s (%s of %s%s%s)",
 		 d->a->negate ? "base" : "new", d->a->negate ? d->a->base : d->a->new_path,
-		 d->a->base, d->a->new_path, d->a->absolute ? "sample counts" : "shares");
-	return ana_fsvg_write(f, d->t, &so);
+		 d->a->base, d->a->new_path, d->a->absolute ? "sample counts" : "shares",
+		 d->st[SLOT_BASE].event, strcmp(d->st[SLOT_BASE].event, d->st[SLOT_NEW].event) ?
+		 " and " : "", strcmp(d->st[SLOT_BASE].event, d->st[SLOT_NEW].event) ?
+		 d->st[SLOT_NEW].event : "");
+	err = ana_fsvg_write(f, d->t, &so);
+	free(p);
+	return err;
 }
 
 int ana_cmd_diff(int argc, char **argv)
@@ -394,8 +504,10 @@ int ana_cmd_diff(int argc, char **argv)
 		ana_cmd_error("diff", "%s", strerror(errno));
 		goto out;
 	}
-	if (load_both(&d))
+	rc = load_both(&d);
+	if (rc)
 		goto out;
+	rc = 1;
 	if (!d.base_total || !d.new_total)
 		amb_warn("diff: %s has no samples to compare",
 			 d.base_total ? a.new_path : a.base);
@@ -431,6 +543,8 @@ int ana_cmd_diff(int argc, char **argv)
 out:
 	ana_output_close(&o, -ECANCELED);
 	free(d.rows);
+	free(a.events[0]);
+	free(a.events[1]);
 	ana_stk_tree_free(d.t);
 	ana_pipeline_opts_free(&a.sample);
 	return rc;

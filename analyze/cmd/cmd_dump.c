@@ -24,7 +24,7 @@
 #include "common/util.h"
 
 static const char usage[] =
-	"usage: amber-analyze dump [--json] FILE\n"
+	"usage: amber-analyze dump [--json] [FILE]\n"
 	"\n"
 	"Print every record of a recording decoded, without symbols: the\n"
 	"synthesized records first, then the records of all CPUs merged by time.\n"
@@ -423,7 +423,7 @@ int ana_cmd_dump(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "dump", usage, "j", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "dump", usage, "j", opts, 1, 1, true };
 	static char obuf[1 << 20];
 	struct ana_session_stats st;
 	struct ana_session *s = NULL;

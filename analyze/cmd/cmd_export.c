@@ -15,7 +15,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-"usage: amber-analyze export --format FORMAT [OPTIONS] FILE\n"
+"usage: amber-analyze export --format FORMAT [OPTIONS] [FILE]\n"
 "\n"
 "Write the samples in a format other tools read.\n"
 "\n"
@@ -37,7 +37,11 @@ static const char usage[] =
 "      --comm LIST        only these commands\n"
 "  -C, --cpu LIST         only these CPUs\n"
 "      --dso/--sym LIST   only samples whose ip is in these\n"
-"      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
+"      --time RANGES      START,END with times as script prints them (309.76,\n"
+"                         309.8), +SECONDS from the start (+0.1,+0.5) or\n"
+"                         HH:MM:SS[.frac]; ranges separated by spaces; or\n"
+"                         percentages of the span: 10%/2 (the 2nd tenth),\n"
+"                         0%-10%,90%-100%\n"
 "  -e, --event NAME       only this event\n"
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
@@ -81,7 +85,7 @@ int ana_cmd_export(int argc, char **argv)
 		{ "wall-clock", no_argument, NULL, O_WALL },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "export", usage, "f:o:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "export", usage, "f:o:", opts, 1, 1, true };
 	struct export_args a = { false, ANA_EXPORT_PPROF, NULL, -1, ANA_OFFCPU_NONE };
 	struct ana_pipeline_opts po;
 	struct ana_pipeline *p = NULL;

@@ -26,7 +26,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-"usage: amber-analyze flame [OPTIONS] FILE\n"
+"usage: amber-analyze flame [OPTIONS] [FILE]\n"
 "\n"
 "A flame graph of the recording's stacks: an interactive SVG (click to zoom,\n"
 "Ctrl-F to search), or folded stacks with --folded.\n"
@@ -48,7 +48,8 @@ static const char usage[] =
 "                          samples (cpu-clock, weighted by period, scaled to the\n"
 "                          thread's time between switches) and off-CPU time,\n"
 "                          under a comm-TID frame per thread\n"
-"  -e, --event NAME        only samples of this event\n"
+"  -e, --event NAME        the samples of this event (default: the first event\n"
+"                          sampled, which the subtitle names)\n"
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"
 "      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"
@@ -78,7 +79,7 @@ static int flame_option(void *ctx, int c, const char *arg)
 		else if (!strcmp(arg, "samples"))
 			a->period = false;
 		else
-			return -EINVAL;
+			return amb_errmsg_set("neither samples nor period"), -EINVAL;
 		return 0;
 	case O_NO_COMM: a->no_comm = true; return 0;
 	case O_NO_INLINE: a->no_inline = true; return 0;
@@ -102,20 +103,23 @@ int ana_cmd_flame(int argc, char **argv)
 		ANA_FSVG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "flame", usage, "o:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "flame", usage, "o:", opts, 1, 1, true };
 	struct flame_args a = { .svg.min_width = ANA_FSVG_MIN_WIDTH_DEFAULT };
 	struct ana_flame_load_opts lo = { 0 };
 	struct ana_flame_load_stats st;
 	struct ana_stk_tree *t = NULL;
 	struct ana_output o = { 0 };
 	FILE *f = NULL;
-	char subtitle[256];
+	char subtitle[1024];
 	int err, rc;
 
 	ana_pipeline_opts_init(&a.sample);
 	rc = ana_cmd_parse(&desc, argc, argv, &a.sample, flame_option, &a, &a.path);
 	if (rc != ANA_CMD_GO_ON)
 		goto out;
+	/* One graph, one event: stacks of different events do not add up.
+	 * The scheduler's views choose their own events (view/offcpu.c). */
+	a.sample.one_event = !a.time;
 	rc = 1;
 	t = ana_stk_tree_new();
 	if (!t) {
@@ -145,6 +149,14 @@ int ana_cmd_flame(int argc, char **argv)
 	}
 	f = o.f;
 	if (a.folded) {
+		/* Folded stacks have no header: a choice made for the user is
+		 * said on stderr. */
+		if (!a.time && !a.sample.event && st.sampled_events > 1) {
+			fputs("amber-analyze: flame: the samples of ", stderr);
+			amb_fput_text(stderr, st.event);
+			fprintf(stderr, ", the first of %u events sampled (--event NAME for "
+				"another)\n", st.sampled_events);
+		}
 		err = ana_stk_tree_write_folded(t, 0, f);
 	} else {
 		struct ana_fsvg_opts so = a.svg;
@@ -161,9 +173,12 @@ int ana_cmd_flame(int argc, char **argv)
 				 " waits, %.3f s on CPU in %" PRIu64 " samples", a.path,
 				 (double)st.time.wait_ns / 1e9, st.time.waits,
 				 (double)st.time.on_cpu_ns / 1e9, st.time.on_cpu);
-		else
-			snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64 " samples",
-				 a.path, st.added, st.samples);
+		else	/* Which event, when there was a choice. */
+			snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " of %" PRIu64
+				 " samples%s%s%s", a.path, st.added, st.event_samples,
+				 *st.event ? " of " : "", st.event,
+				 !a.sample.event && st.sampled_events > 1 ?
+					 " (the first event sampled: --event for another)" : "");
 		err = ana_fsvg_write(f, t, &so);
 	}
 	err = ana_output_close(&o, err);

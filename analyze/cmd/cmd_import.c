@@ -65,7 +65,7 @@ int ana_cmd_import(int argc, char **argv)
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "import", usage, "o:z:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "import", usage, "o:z:", opts, 1, 1, false };
 	struct import_args a = { NULL, { NULL, true, AMB_DEFAULT_ZSTD_LEVEL, 0 } };
 	const char *path = NULL;
 	struct ana_perfdata *pd = NULL;

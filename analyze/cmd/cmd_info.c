@@ -17,11 +17,12 @@
 #include <amber/common.h>
 
 static const char usage[] =
-	"usage: amber-analyze info [--records] FILE\n"
+	"usage: amber-analyze info [--records] [FILE]\n"
 	"\n"
-	"Print the file header, the metadata, the events, block counts and sizes\n"
-	"per type and per stream (CPU), the time span, and every problem the\n"
-	"reader stepped over (torn tail, bad checksums, missing trailer).\n"
+	"Print the file header, the metadata, the events, the topology and the\n"
+	"stored counts summed up, block counts and sizes per type and per stream\n"
+	"(CPU), the time span, and every problem the reader stepped over (torn\n"
+	"tail, bad checksums, missing trailer).\n"
 	"\n"
 	"  -r, --records  also decode every record for exact sample, lost and\n"
 	"                 per-type counts (reads the whole file)\n"
@@ -45,35 +46,38 @@ static const char *machine_name(uint16_t m)
 	}
 }
 
+/* "IP|TID|..." (view/describe.c, which report --header shares). */
 static void print_sample_type(uint64_t st)
 {
-	static const struct { uint64_t bit; const char *name; } bits[] = {
-		{ PERF_SAMPLE_IDENTIFIER, "IDENTIFIER" }, { PERF_SAMPLE_IP, "IP" },
-		{ PERF_SAMPLE_TID, "TID" }, { PERF_SAMPLE_TIME, "TIME" },
-		{ PERF_SAMPLE_ADDR, "ADDR" }, { PERF_SAMPLE_ID, "ID" },
-		{ PERF_SAMPLE_STREAM_ID, "STREAM_ID" }, { PERF_SAMPLE_CPU, "CPU" },
-		{ PERF_SAMPLE_PERIOD, "PERIOD" }, { PERF_SAMPLE_READ, "READ" },
-		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" }, { PERF_SAMPLE_RAW, "RAW" },
-		{ PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK" },
-		{ PERF_SAMPLE_REGS_USER, "REGS_USER" }, { PERF_SAMPLE_STACK_USER, "STACK_USER" },
-		{ PERF_SAMPLE_WEIGHT, "WEIGHT" }, { PERF_SAMPLE_DATA_SRC, "DATA_SRC" },
-		{ PERF_SAMPLE_TRANSACTION, "TRANSACTION" }, { PERF_SAMPLE_REGS_INTR, "REGS_INTR" },
-		{ PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR" }, { PERF_SAMPLE_AUX, "AUX" },
-		{ PERF_SAMPLE_CGROUP, "CGROUP" }, { PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE" },
-		{ PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE" },
-		{ PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT" },
-	};
-	const char *sep = "";
+	struct amb_buf b = AMB_BUF_INIT;
 
-	for (size_t i = 0; i < AMB_ARRAY_SIZE(bits); i++) {
-		if (st & bits[i].bit) {
-			printf("%s%s", sep, bits[i].name);
-			sep = "|";
-			st &= ~bits[i].bit;
-		}
+	if (!ana_describe_sample_type(st, &b))
+		fwrite(b.data, 1, b.len, stdout);
+	amb_buf_free(&b);
+}
+
+/* The stored topology (FORMAT.md §5.7) summed up; -ENOMEM or 0. */
+static int print_topology(const struct ana_session *s)
+{
+	struct amb_buf b = AMB_BUF_INIT;
+	int n = ana_describe_topology(s, &b);
+	const char *p = (const char *)b.data, *end = p ? p + b.len : p;
+
+	if (n > 0)
+		printf("\ntopology:\n");
+	while (n > 0 && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		printf("  ");
+		amb_fput_text(stdout, line);
+		printf("\n");
+		p += len + 1;
 	}
-	if (st)
-		printf("%s0x%llx", sep, (unsigned long long)st);
+	amb_buf_free(&b);
+	return n < 0 ? n : 0;
 }
 
 static double ratio(uint64_t raw, uint64_t stored)
@@ -322,7 +326,7 @@ int ana_cmd_info(int argc, char **argv)
 		{ "records", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "info", usage, "r", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "info", usage, "r", opts, 1, 1, true };
 	struct ana_session *s = NULL;
 	bool records = false;
 	struct amb_reader *r;
@@ -359,7 +363,8 @@ int ana_cmd_info(int argc, char **argv)
 		printf("\n");
 	}
 	print_events(s);
-	if (print_counts(s) || print_blocks(r) || (records && print_records(s))) {
+	if (print_topology(s) || print_counts(s) || print_blocks(r) ||
+	    (records && print_records(s))) {
 		fflush(stdout);
 		ana_cmd_error("info", "%s: out of memory", path);
 		rc = 2;

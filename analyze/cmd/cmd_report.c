@@ -18,9 +18,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <xxhash.h>
 
 #include "analyze/cmd/cmd.h"
@@ -29,11 +31,23 @@
 #include <amber/common.h>
 
 const struct ana_report_sort_name ana_report_sort_names[SK_FIELD] = {
-	{ "comm", "Command", SK_COMM },     { "pid", "Pid", SK_PID },
-	{ "tid", "Tid", SK_TID },           { "dso", "Shared Object", SK_DSO },
-	{ "sym", "Symbol", SK_SYM },        { "srcline", "Source:Line", SK_SRCLINE },
-	{ "cpu", "CPU", SK_CPU },           { "event", "Event", SK_EVENT },
+	{ "comm", NULL, "Command", SK_COMM },
+	{ "pid", NULL, "Pid", SK_PID },
+	{ "tid", NULL, "Tid", SK_TID },
+	{ "dso", NULL, "Shared Object", SK_DSO },
+	{ "sym", "symbol", "Symbol", SK_SYM },
+	{ "srcline", NULL, "Source:Line", SK_SRCLINE },
+	{ "cpu", NULL, "CPU", SK_CPU },
+	{ "event", NULL, "Event", SK_EVENT },
+	{ "srcfile", NULL, "Source File", SK_SRCFILE },
+	{ "sym_size", NULL, "Symbol size", SK_SYM_SIZE },
+	{ "time", NULL, "Time", SK_TIME },
+	{ "parent", NULL, "Parent symbol", SK_PARENT },
+	{ "trace", NULL, "Trace output", SK_TRACE },
 };
+
+/* perf's default --parent pattern: system calls and page faults. */
+#define DEFAULT_PARENT "^sys_|^do_page_fault"
 
 /* ---- entries --------------------------------------------------------------- */
 
@@ -180,6 +194,29 @@ static int append_value(struct report *r, const struct sort_key *k, const struct
 		return amb_buf_printf(b, "%03u%c", smp->cpu, KEY_SEP);
 	case SK_EVENT:
 		return key_put(b, smp->evt ? smp->evt->name : "[unknown]");
+	case SK_SRCFILE: {
+		const char *file = loc->kind == ANA_LOC_SYM ? loc->sym->file : NULL;
+		const char *base = file ? strrchr(file, '/') : NULL;
+
+		return key_put(b, base ? base + 1 : file ? file : "[unknown]");
+	}
+	case SK_SYM_SIZE:
+		return amb_buf_printf(b, "%" PRIu64 "%c",
+				      ana_loc_sym_size(ana_pipeline_machine(r->p), loc), KEY_SEP);
+	case SK_TIME: {
+		uint64_t at = smp->time / r->time_quantum * r->time_quantum;
+
+		return amb_buf_printf(b, "%" PRIu64 ".%06" PRIu64 "%c", at / 1000000000,
+				      at % 1000000000 / 1000, KEY_SEP);
+	}
+	case SK_PARENT:
+		return key_put(b, r->parent ? r->parent : "[other]");
+	case SK_TRACE:
+		r->val.len = 0;
+		if (!r->tp || !smp->evt || !smp->evt->tracepoint ||
+		    ana_tp_format(r->tp, smp->raw, smp->raw_size, &r->val))
+			return amb_buf_printf(b, "[n/a]%c", KEY_SEP);
+		return key_put_n(b, (const char *)r->val.data, r->val.len);
 	case SK_FIELD:
 		r->val.len = 0;
 		if (!r->tp || !smp->evt || !smp->evt->tracepoint ||
@@ -251,7 +288,20 @@ static void key_identity(const struct report *r, const struct ana_sample *smp,
 			id[0] = (uintptr_t)smp->evt;
 			id[1] = 0;
 			break;
+		case SK_SYM_SIZE:
+			/* A symbol's name string is its own (symbol tables,
+			 * KSYMS): it names its size too. */
+			id[0] = f ? (uintptr_t)f->name : 0;
+			id[1] = f ? f->loc.kernel : 0;
+			break;
+		case SK_TIME:
+			id[0] = smp->time / r->time_quantum;
+			id[1] = 0;
+			break;
 		case SK_SRCLINE:
+		case SK_SRCFILE:
+		case SK_PARENT:
+		case SK_TRACE:
 		case SK_FIELD:
 			/* Made afresh for each sample: no identity (parse_sort). */
 			assert(!r->fast_keys);
@@ -342,6 +392,12 @@ static const char *cg_name(struct report *r, const char *src, bool inlined)
 
 /* ---- stack memos ---------------------------------------------------------------- */
 
+/* True when a sample's whole stack is walked, not its first frame only. */
+static bool full_stack(const struct report *r)
+{
+	return r->children || r->callgraph || r->parent_re_set || r->ignore_re_set;
+}
+
 /*
  * Make the memo key of sample @smp of @t in @h: the stack key, cpumode,
  * histogram, the keys' sample values and the callchain (or ip).  False
@@ -357,7 +413,7 @@ static bool memo_key(struct report *r, const struct ana_sample *smp, struct ana_
 	uint64_t *k = mt->key;
 
 	/* A walk of one frame reads the callchain up to its first address. */
-	if (chain && !r->children && !r->callgraph)
+	if (chain && !full_stack(r))
 		for (nr_chain = 1; nr_chain < smp->nr_callchain &&
 				   smp->callchain[nr_chain - 1] >= PERF_CONTEXT_MAX; nr_chain++)
 			;
@@ -405,16 +461,65 @@ static void memo_clear(struct memo_table *mt)
 }
 
 /*
+ * The call graph path of the entry at frame @pos of the stack @names[0..n)
+ * (leaf first) into r->cg_path, returning its length.  --children: the
+ * entry and what it called (caller order, perf's default there), or the
+ * entry and its callers (callee order).  Self overhead (@pos UINT_MAX):
+ * the whole stack, from the outermost caller down (caller order) or from
+ * the leaf up (callee order).
+ */
+static unsigned cg_path_of(struct report *r, const char *const *names, unsigned n, unsigned pos)
+{
+	const char **path = r->cg_path;
+	unsigned len = 0, i;
+
+	if (pos == UINT_MAX) {
+		for (i = 0; i < n; i++)
+			path[len++] = names[r->caller ? n - 1 - i : i];
+	} else if (r->caller) {
+		for (i = pos + 1; i-- > 0;)
+			path[len++] = names[i];
+	} else {
+		for (i = pos; i < n; i++)
+			path[len++] = names[i];
+	}
+	return len;
+}
+
+/* Add @period to the call graphs of the sample's entries: each entry of
+ * @children at its frame @pos (--children), else @self's whole stack. */
+static int add_callgraphs(struct report *r, const char *const *names, unsigned n,
+			  struct hist_entry *self, struct hist_entry *const *children,
+			  const unsigned *pos, unsigned nr_children, uint64_t period)
+{
+	unsigned i, len;
+	int err;
+
+	if (!r->children) {
+		len = cg_path_of(r, names, n, UINT_MAX);
+		return cg_add(&self->cg, r->cg_path, len, period);
+	}
+	for (i = 0; i < nr_children; i++) {
+		len = cg_path_of(r, names, n, pos[i]);
+		err = cg_add(&children[i]->cg, r->cg_path, len, period);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * Remember what the current sample resolved to, under the key memo_key()
- * made: its leaf entry @self, the r->stack_entries of --children and the
- * r->cg_path of -g.  Returns 0 or -ENOMEM.
+ * made: its leaf entry @self, the r->stack_entries of --children with
+ * their frames, and the frames' names for -g.  Returns 0 or -ENOMEM.
  */
 static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_children)
 {
 	struct memo_table *mt = &r->memos;
-	unsigned nr_names = r->callgraph ? r->nr_cg_path : 0;
+	unsigned nr_names = r->callgraph ? r->nr_frames : 0, i;
 	size_t size = sizeof(struct stack_memo) + mt->nr_key * sizeof(uint64_t) +
-		      nr_children * sizeof(struct hist_entry *) + nr_names * sizeof(const char *);
+		      nr_children * (sizeof(struct hist_entry *) + sizeof(uint32_t)) +
+		      nr_names * sizeof(const char *);
 	struct stack_memo *m;
 
 	if (mt->bytes + size > MEMO_MAX_BYTES)
@@ -422,13 +527,17 @@ static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_child
 	m = malloc(size);
 	if (!m)
 		return -ENOMEM;
-	/* The arrays follow the struct, words first: all 8-byte aligned. */
+	/* The arrays follow the struct, 8-byte ones first. */
 	m->key = (uint64_t *)(m + 1);
 	m->children = (struct hist_entry **)(m->key + mt->nr_key);
 	m->names = (const char **)(m->children + nr_children);
+	m->pos = (uint32_t *)(m->names + nr_names);
 	memcpy(m->key, mt->key, mt->nr_key * sizeof(*m->key));
 	memcpy(m->children, r->stack_entries, nr_children * sizeof(*m->children));
-	memcpy(m->names, r->cg_path, nr_names * sizeof(*m->names));
+	for (i = 0; i < nr_names; i++)
+		m->names[i] = r->frames[i].name;
+	for (i = 0; i < nr_children; i++)
+		m->pos[i] = r->stack_pos[i];
 	m->nr_key = mt->nr_key;
 	m->nr_children = nr_children;
 	m->nr_names = nr_names;
@@ -451,15 +560,14 @@ static int memo_apply(struct report *r, struct hist *h, const struct stack_memo 
 	h->period += period;
 	m->self->samples++;
 	m->self->period += period;
-	if (r->callgraph) {
-		int err = cg_add(&m->self->cg, m->names, m->nr_names, period);
-
-		if (err)
-			return err;
-	}
 	for (i = 0; i < m->nr_children; i++)
 		m->children[i]->children += period;
-	return 0;
+	if (!r->callgraph)
+		return 0;
+	for (i = 0; i < m->nr_children; i++)
+		r->stack_pos[i] = m->pos[i];
+	return add_callgraphs(r, m->names, m->nr_names, m->self, m->children, r->stack_pos,
+			      m->nr_children, period);
 }
 
 /* ---- samples ------------------------------------------------------------------ */
@@ -504,26 +612,75 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	return 0;
 }
 
-/* Add the current stack to @e's call graph, its path kept in r->cg_path. */
-static int add_callgraph(struct report *r, struct hist_entry *e, uint64_t period)
+/* The name a frame's symbol has, without " (inlined)"; NULL for inlined
+ * frames, which --parent and --ignore-callees do not look at. */
+static const char *frame_sym(const struct frame *f)
 {
-	const char **names = r->cg_path;
-	unsigned n = 0, i;
+	char buf[128];
 
-	/* Callee order: the entry's frame, then its callers; caller order:
-	 * from the outermost caller down to the entry's frame. */
-	for (i = 0; i < r->nr_frames; i++)
-		names[n++] = r->frames[i].name;
-	if (r->caller) {
-		for (i = 0; i < n / 2; i++) {
-			const char *x = names[i];
+	if (f->inlined)
+		return NULL;
+	return f->loc.kind == ANA_LOC_SYM || f->loc.kind == ANA_LOC_KERNEL ?
+		       ana_loc_sym_name(&f->loc, buf, sizeof(buf)) : NULL;
+}
 
-			names[i] = names[n - 1 - i];
-			names[n - 1 - i] = x;
-		}
+/*
+ * --ignore-callees: the sample belongs to the outermost function matching
+ * the pattern, and what it called is left out (perf's rule: each match
+ * from the leaf up forgets the frames below it).
+ */
+static void ignore_callees(struct report *r)
+{
+	unsigned i, cut = 0;
+
+	for (i = 0; i < r->nr_frames; i++) {
+		const char *sym = frame_sym(&r->frames[i]);
+
+		if (sym && !regexec(&r->ignore_re, sym, 0, NULL, 0))
+			cut = i;
 	}
-	r->nr_cg_path = n;
-	return cg_add(&e->cg, names, n, period);
+	if (cut) {
+		memmove(r->frames, r->frames + cut, (r->nr_frames - cut) * sizeof(*r->frames));
+		r->nr_frames -= cut;
+	}
+}
+
+/* --parent, the parent sort key: the first caller, from the leaf up,
+ * matching the pattern, or NULL. */
+static const char *find_parent(struct report *r)
+{
+	for (unsigned i = 0; i < r->nr_frames; i++) {
+		const char *sym = frame_sym(&r->frames[i]);
+
+		if (sym && !regexec(&r->parent_re, sym, 0, NULL, 0))
+			return r->frames[i].name;
+	}
+	return NULL;
+}
+
+/* -T: add @smp to its thread's total for its event. */
+static int add_thread_total(struct report *r, const struct ana_sample *smp, struct ana_thread *t)
+{
+	uint64_t key = smp->tid, hash = amb_hash_u64(key);
+	struct thread_total *tt = amb_hashmap_find_u64(&r->threads_map, hash, key);
+
+	if (!tt) {
+		tt = calloc(1, sizeof(*tt));
+		if (!tt)
+			return -ENOMEM;
+		tt->period = calloc(r->nr_hists, sizeof(*tt->period));
+		if (!tt->period || amb_hashmap_add(&r->threads_map, hash, key, tt)) {
+			free(tt->period);
+			free(tt);
+			return -ENOMEM;
+		}
+		tt->pid = smp->pid;
+		tt->tid = smp->tid;
+	}
+	/* The thread's name at its last sample, as perf shows it. */
+	tt->comm = ana_thread_comm(t);
+	tt->period[smp->evt ? smp->evt->index : r->nr_hists - 1] += smp->period;
+	return 0;
 }
 
 static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
@@ -536,17 +693,23 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	bool memoize;
 	int err;
 
+	if (r->threads && (err = add_thread_total(r, smp, t)))
+		return err;
 	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
 	memoize = r->memo_on && memo_key(r, smp, t, h);
 	if (memoize && (memo = memo_find(&r->memos)))
 		return memo_apply(r, h, memo, smp->period);
 	r->nr_frames = 0;
 	r->frame_err = 0;
-	ana_pipeline_walk(r->p, t, smp, r->want, (r->children || r->callgraph) ? 0 : 1,
-			  collect_frame, r);
+	ana_pipeline_walk(r->p, t, smp, r->want, full_stack(r) ? r->max_stack : 1, collect_frame, r);
 	if (r->frame_err)
 		return r->frame_err;
+	if (r->ignore_re_set)
+		ignore_callees(r);
 	if (!r->nr_frames)
+		return 0;
+	r->parent = r->parent_re_set ? find_parent(r) : NULL;
+	if (r->exclude_other && !r->parent)
 		return 0;
 	/* The entry's symbol is the ELF symbol, as perf shows it; the inlined
 	 * functions before it are call graph frames only. */
@@ -559,8 +722,6 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		return -ENOMEM;
 	self->samples++;
 	self->period += smp->period;
-	if (r->callgraph && (err = add_callgraph(r, self, smp->period)))
-		return err;
 	if (r->children) {
 		/* Children: every entry on the stack once, whatever the recursion. */
 		r->stamp++;
@@ -574,8 +735,19 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 				continue;
 			e->stamp = r->stamp;
 			e->children += smp->period;
+			r->stack_pos[nr_children] = i;
 			r->stack_entries[nr_children++] = e;
 		}
+	}
+	if (r->callgraph) {
+		const char **names = r->cg_names_tmp;
+
+		for (i = 0; i < r->nr_frames; i++)
+			names[i] = r->frames[i].name;
+		err = add_callgraphs(r, names, r->nr_frames, self, r->stack_entries, r->stack_pos,
+				     nr_children, smp->period);
+		if (err)
+			return err;
 	}
 	return memoize ? memo_add(r, self, nr_children) : 0;
 }
@@ -587,6 +759,102 @@ static void tick(void *ctx)
 
 /* ---- options ------------------------------------------------------------------ */
 
+/* The sort key named @tok (perf's names, any case), or SK_FIELD. */
+static enum sort_kind key_kind(const char *tok)
+{
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(ana_report_sort_names); i++) {
+		const struct ana_report_sort_name *n = &ana_report_sort_names[i];
+
+		if (!strcasecmp(tok, n->opt) || (n->alias && !strcasecmp(tok, n->alias)))
+			return n->kind;
+	}
+	return SK_FIELD;
+}
+
+/* The keys --sort knows, for messages: "comm, pid, ..., sym (symbol), ...". */
+static const char *key_names(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(ana_report_sort_names) && n < len; i++) {
+		const struct ana_report_sort_name *k = &ana_report_sort_names[i];
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s%s", i ? ", " : "", k->opt,
+				      k->alias ? " (" : "", k->alias ? k->alias : "",
+				      k->alias ? ")" : "");
+	}
+	return buf;
+}
+
+/* Add the sort key @tok, unless it is there already. */
+static int add_key(struct report *r, const char *tok)
+{
+	enum sort_kind kind = key_kind(tok);
+	struct sort_key *k;
+	size_t i;
+
+	for (i = 0; i < r->nr_keys; i++)
+		if (r->keys[i].kind == kind &&
+		    (kind != SK_FIELD || !strcmp(r->keys[i].name, tok)))
+			return 0;
+	if (r->nr_keys == AMB_ARRAY_SIZE(r->keys)) {
+		amb_errmsg_set("more than %zu sort keys", AMB_ARRAY_SIZE(r->keys));
+		return -E2BIG;
+	}
+	k = &r->keys[r->nr_keys++];
+	k->kind = kind;
+	if (kind != SK_FIELD) {
+		k->name = ana_report_sort_names[kind].header;
+	} else {
+		/* Anything else names a tracepoint field (prev_comm, ...),
+		 * checked against the recording's formats once it is open. */
+		k->name = ana_intern(&r->strings, tok);
+		if (!k->name)
+			return -ENOMEM;
+	}
+	k->per_frame = kind == SK_DSO || kind == SK_SYM || kind == SK_SRCLINE ||
+		       kind == SK_SRCFILE || kind == SK_SYM_SIZE;
+	if (kind == SK_SRCLINE)
+		r->want |= ANA_SYM_SRCLINE | ANA_SYM_INLINE;
+	if (kind == SK_SRCFILE)
+		r->want |= ANA_SYM_SRCLINE;
+	/* These are formatted per sample: they have no identity. */
+	if (kind == SK_SRCLINE || kind == SK_SRCFILE || kind == SK_PARENT || kind == SK_TRACE ||
+	    kind == SK_FIELD)
+		r->fast_keys = false;
+	r->id_words = 2 * r->nr_keys;
+	return 0;
+}
+
+/* -F/--fields: the columns perf calls overhead, overhead_children, sample
+ * and period, and sort keys. */
+static int parse_fields(struct report *r, const char *arg)
+{
+	static const struct { const char *name; unsigned col; } cols[] = {
+		{ "overhead", COL_OVERHEAD }, { "overhead_children", COL_CHILDREN },
+		{ "sample", COL_SAMPLES }, { "samples", COL_SAMPLES }, { "period", COL_PERIOD },
+	};
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	r->columns = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < AMB_ARRAY_SIZE(cols) && strcasecmp(tok, cols[i].name); i++)
+			;
+		if (i < AMB_ARRAY_SIZE(cols))
+			r->columns |= cols[i].col;
+		else
+			err = add_key(r, tok);
+	}
+	free(copy);
+	return err;
+}
+
 static int parse_sort(struct report *r, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL;
@@ -594,70 +862,104 @@ static int parse_sort(struct report *r, const char *arg)
 
 	if (!copy)
 		return -ENOMEM;
-	r->nr_keys = 0;
-	r->fast_keys = true;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		struct sort_key *k;
-		size_t i;
-
-		if (r->nr_keys == AMB_ARRAY_SIZE(r->keys)) {
-			err = -E2BIG;
-			break;
-		}
-		k = &r->keys[r->nr_keys++];
-		for (i = 0; i < AMB_ARRAY_SIZE(ana_report_sort_names); i++)
-			if (!strcmp(tok, ana_report_sort_names[i].opt))
-				break;
-		if (i < AMB_ARRAY_SIZE(ana_report_sort_names)) {
-			k->kind = ana_report_sort_names[i].kind;
-			k->name = ana_report_sort_names[i].header;
-		} else {
-			/* Anything else names a tracepoint field (prev_comm, ...). */
-			k->kind = SK_FIELD;
-			k->name = ana_intern(&r->strings, tok);
-			if (!k->name) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		k->per_frame = k->kind == SK_DSO || k->kind == SK_SYM || k->kind == SK_SRCLINE;
-		if (k->kind == SK_SRCLINE)
-			r->want |= ANA_SYM_SRCLINE | ANA_SYM_INLINE;
-		/* Source lines and tracepoint fields are formatted per sample. */
-		if (k->kind == SK_SRCLINE || k->kind == SK_FIELD)
-			r->fast_keys = false;
-	}
-	r->id_words = 2 * r->nr_keys;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save))
+		err = add_key(r, tok);
 	free(copy);
 	if (!err && !r->nr_keys)
 		err = -EINVAL;
 	return err;
 }
 
+/*
+ * Each tracepoint field named as a key must be a field of a recorded
+ * tracepoint.  Returns 0, or 2 after saying which key is unknown and what
+ * the valid ones are, as perf does.
+ */
+static int check_field_keys(struct report *r)
+{
+	struct amb_buf fields = AMB_BUF_INIT;
+	char names[512];
+	int rc = 0;
+
+	for (size_t i = 0; i < r->nr_keys && !rc; i++) {
+		if (r->keys[i].kind != SK_FIELD)
+			continue;
+		fields.len = 0;
+		if (r->tp && ana_tp_field_names(r->tp, r->keys[i].name, &fields) == 1)
+			continue;
+		ana_cmd_error("report", "unknown sort key '%s'; keys: %s%s%.*s", r->keys[i].name,
+			      key_names(names, sizeof(names)),
+			      fields.len ? "; tracepoint fields of this recording: " :
+					   " (the recording has no tracepoint fields)",
+			      (int)fields.len, fields.len ? (const char *)fields.data : "");
+		rc = 2;
+	}
+	amb_buf_free(&fields);
+	return rc;
+}
+
+/* "100ms", "1s", "500us", or nanoseconds, as perf's --time-quantum. */
+static int parse_quantum(struct report *r, const char *arg)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	for (size_t i = 0; end != arg && *arg != '-' && v && i < AMB_ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].unit) && v <= UINT64_MAX / units[i].ns) {
+			r->time_quantum = v * units[i].ns;
+			return 0;
+		}
+	}
+	amb_errmsg_set("not a time above 0 in ns, us, ms or s (100ms)");
+	return -EINVAL;
+}
+
+/*
+ * perf's --call-graph: comma-separated, in any order, the print type
+ * (graph, or none), the threshold in percent, the order (caller or
+ * callee), and the sort key and value perf takes (function, percent).
+ */
 static int parse_callgraph(struct report *r, const char *arg)
 {
-	const char *comma = arg ? strchr(arg, ',') : NULL;
-	size_t n = arg ? (comma ? (size_t)(comma - arg) : strlen(arg)) : 0;
+	char *copy = arg ? strdup(arg) : NULL, *tok, *save = NULL;
+	bool limit = false;
+	int err = 0;
 
 	r->callgraph = true;
+	r->callgraph_set = true;
 	if (!arg)
 		return 0;
-	if (n == 6 && !strncmp(arg, "caller", 6))
-		r->caller = true;
-	else if (n == 6 && !strncmp(arg, "callee", 6))
-		r->caller = false;
-	else if (n == 4 && !strncmp(arg, "none", 4))
-		r->callgraph = false;
-	else if (n && strncmp(arg, "graph", n))
-		return -EINVAL;
-	if (comma) {
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
+		double v;
 
-		r->cg_limit = strtod(comma + 1, &end);
-		if (end == comma + 1 || *end || r->cg_limit < 0 || r->cg_limit > 100)
-			return -EINVAL;
+		if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
+			r->caller = tok[5] == 'r';
+			r->order_set = true;
+		} else if (!strcmp(tok, "none")) {
+			r->callgraph = false;
+		} else if (!strcmp(tok, "graph") || !strcmp(tok, "function") ||
+			   !strcmp(tok, "percent")) {
+			continue;
+		} else if ((v = strtod(tok, &end)), end != tok && !*end && !limit) {
+			if (!(v >= 0 && v <= 100))
+				err = -EINVAL;
+			r->cg_limit = v;
+			limit = true;
+		} else {
+			err = -EINVAL;
+		}
 	}
-	return 0;
+	free(copy);
+	if (err)
+		amb_errmsg_set("not caller, callee, graph or none, with a threshold in percent "
+			       "(caller,5: callers first, branches of 5%% or more)");
+	return err;
 }
 
 static bool is_callgraph_spec(const char *arg)
@@ -673,17 +975,38 @@ static bool is_callgraph_spec(const char *arg)
 }
 
 static const char usage[] =
-"usage: amber-analyze report [OPTIONS] FILE\n"
+"usage: amber-analyze report [OPTIONS] [FILE]\n"
 "\n"
-"Samples aggregated by sort keys, sorted by overhead.\n"
+"Samples aggregated by sort keys, sorted by overhead.  On a recording with\n"
+"call chains (-g, --call-graph dwarf), children overhead and call graphs are\n"
+"shown, as perf does (--no-children, -g none for self overhead alone).\n"
 "\n"
-"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,cpu,event or tracepoint\n"
-"                         fields (prev_comm, ...); default comm,dso,sym\n"
+"  -s, --sort KEYS        comm,pid,tid,dso,sym (symbol),srcline,srcfile,sym_size,\n"
+"                         cpu,event,time,parent,trace, or tracepoint fields\n"
+"                         (prev_comm, ...); default comm,dso,sym\n"
+"  -F, --fields LIST      columns: overhead, overhead_children, sample, period,\n"
+"                         and sort keys (--sort adds its keys after them)\n"
 "      --children         accumulate callers' overhead over callchains\n"
-"      --no-children      self overhead only (the default)\n"
-"  -g, --call-graph[=caller|callee[,PCT]]\n"
-"                         call graph under each entry (default callee,0.5)\n"
+"      --no-children      self overhead only\n"
+"  -g, --call-graph[=caller|callee|none[,PCT]]\n"
+"                         call graph under each entry (default caller,0.5 with\n"
+"                         children, callee,0.5 without)\n"
+"      --max-stack N      use at most N frames of a stack (default 127)\n"
 "      --no-inline        no inlined functions in call graphs\n"
+"  -p, --parent REGEX     the parent key: the first caller matching REGEX\n"
+"                         (default ^sys_|^do_page_fault); adds --sort parent\n"
+"  -x, --exclude-other    only samples with a parent\n"
+"      --ignore-callees REGEX  a sample belongs to the outermost function\n"
+"                         matching REGEX; what it called is left out\n"
+"      --time-quantum T   the time key's buckets: 100ms (default), 1s, 500us\n"
+"      --hierarchy        entries grouped by their keys, level by level\n"
+"                         (self overhead)\n"
+"      --percentage absolute|relative\n"
+"                         shares of all samples within --time (default), or\n"
+"                         of those the other filters kept\n"
+"  -T, --threads          also each thread's period per event\n"
+"      --header           the recording's full header first\n"
+"      --header-only      only the header\n"
 "      --off-cpu          time off CPU instead of samples: each wait (switch-out\n"
 "                         to switch-in) is a sample of its stack at switch-out\n"
 "                         weighted in ns, in one table per state (R, S, D ...);\n"
@@ -692,8 +1015,12 @@ static const char usage[] =
 "      --comm LIST        only these commands\n"
 "  -C, --cpu LIST         only these CPUs (0-3,7)\n"
 "      --dso LIST         only these shared objects\n"
-"      --sym LIST         only these symbols\n"
-"      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
+"  -S, --sym LIST         only these symbols (also --symbols)\n"
+"      --time RANGES      START,END with times as script prints them (309.76,\n"
+"                         309.8), +SECONDS from the start (+0.1,+0.5) or\n"
+"                         HH:MM:SS[.frac]; ranges separated by spaces; or\n"
+"                         percentages of the span: 10%/2 (the 2nd tenth),\n"
+"                         0%-10%,90%-100%\n"
 "  -e, --event NAME       only this event (default: each event in turn)\n"
 "      --percent-limit P  hide entries below P%\n"
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
@@ -703,7 +1030,10 @@ static const char usage[] =
 "      --json             JSON instead of text\n"
 "      --stdio            text output (the only mode)\n";
 
-enum { O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE, O_OFF_CPU };
+enum {
+	O_CHILDREN = 256, O_NO_CHILDREN, O_PLIMIT, O_JSON, O_STDIO, O_NO_INLINE, O_MAX_STACK,
+	O_HEADER, O_HEADER_ONLY, O_HIERARCHY, O_PERCENTAGE, O_IGNORE_CALLEES, O_QUANTUM, O_OFF_CPU,
+};
 
 struct report_args {
 	struct report *r;
@@ -712,25 +1042,76 @@ struct report_args {
 	const char **files;
 };
 
+/* Compile @pattern into @re; -EINVAL with regerror()'s words. */
+static int compile_re(regex_t *re, bool *set, const char *pattern)
+{
+	char why[128];
+	int err;
+
+	if (*set)
+		regfree(re);
+	*set = false;
+	err = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		regerror(err, re, why, sizeof(why));
+		regfree(re);
+		amb_errmsg_set("not a regular expression: %s", why);
+		return -EINVAL;
+	}
+	*set = true;
+	return 0;
+}
+
 static int report_option(void *ctx, int c, const char *arg)
 {
 	struct report_args *a = ctx;
 	struct report *r = a->r;
+	unsigned long v;
 	char *end;
 
 	switch (c) {
 	case 's': r->sort = arg; return 0;
-	case O_CHILDREN: r->children = true; return 0;
-	case O_NO_CHILDREN: r->children = false; return 0;
+	case 'F': r->fields = arg; return 0;
+	case O_CHILDREN: r->children = true; r->children_set = true; return 0;
+	case O_NO_CHILDREN: r->children = false; r->children_set = true; return 0;
 	case 'g':
 		/* perf accepts "-g caller" as well as "-gcaller". */
 		if (!arg && optind < a->argc && is_callgraph_spec(a->argv[optind]))
 			arg = a->argv[optind++];
 		return parse_callgraph(r, arg);
 	case O_NO_INLINE: r->inline_frames = false; return 0;
+	case O_MAX_STACK:
+		v = strtoul(arg, &end, 10);
+		if (end == arg || *end || !v || v > MAX_FRAMES || *arg == '-')
+			return amb_errmsg_set("not a number of frames from 1 to %d", MAX_FRAMES),
+			       -EINVAL;
+		r->max_stack = (unsigned)v;
+		return 0;
 	case O_PLIMIT:
 		r->percent_limit = strtod(arg, &end);
-		return end == arg || *end || r->percent_limit < 0 ? -EINVAL : 0;
+		if (end == arg || *end || !(r->percent_limit >= 0 && r->percent_limit <= 100)) {
+			amb_errmsg_set("not a percentage from 0 to 100");
+			return -EINVAL;
+		}
+		return 0;
+	case O_PERCENTAGE:
+		if (strcmp(arg, "relative") && strcmp(arg, "absolute"))
+			return amb_errmsg_set("neither absolute nor relative"), -EINVAL;
+		r->relative = !strcmp(arg, "relative");
+		return 0;
+	case 'p':
+		r->parent_pattern = arg;
+		return compile_re(&r->parent_re, &r->parent_re_set, arg);
+	case 'x': r->exclude_other = true; return 0;
+	case O_IGNORE_CALLEES:
+		r->ignore_pattern = arg;
+		return compile_re(&r->ignore_re, &r->ignore_re_set, arg);
+	case O_QUANTUM: return parse_quantum(r, arg);
+	case O_HIERARCHY: r->hierarchy = true; return 0;
+	case 'T': r->threads = true; return 0;
+	case O_HEADER: r->header = true; return 0;
+	case O_HEADER_ONLY: r->header = r->header_only = true; return 0;
+	case 'S': return ana_filter_set(&r->opts.filter, ANA_FILTER_SYM, arg);
 	case O_JSON: r->json = true; return 0;
 	case O_STDIO: return 0;
 	case O_OFF_CPU: r->time = ANA_OFFCPU_WAITS; return 0;
@@ -765,6 +1146,7 @@ static void offcpu_counts(struct report *r)
 
 static int free_report(struct report *r, int rc)
 {
+	struct amb_hashmap_slot *slot;
 	size_t i;
 
 	for (i = 0; r->hists && i < r->nr_hists; i++)
@@ -772,10 +1154,23 @@ static int free_report(struct report *r, int rc)
 	free(r->hists);
 	free(r->frames);
 	free(r->cg_path);
+	free(r->cg_names_tmp);
 	free(r->stack_entries);
+	free(r->stack_pos);
 	memo_clear(&r->memos);
 	amb_hashmap_free(&r->memos.map);
 	free(r->memos.key);
+	amb_hashmap_for_each(&r->threads_map, slot) {
+		struct thread_total *tt = slot->value;
+
+		free(tt->period);
+		free(tt);
+	}
+	amb_hashmap_free(&r->threads_map);
+	if (r->parent_re_set)
+		regfree(&r->parent_re);
+	if (r->ignore_re_set)
+		regfree(&r->ignore_re);
 	if (r->oc)
 		ana_offcpu_close(r->oc);    /* and its pipeline */
 	else
@@ -788,14 +1183,67 @@ static int free_report(struct report *r, int rc)
 	return rc;
 }
 
+/* True when the samples report reads carry call chains: -g or a stack
+ * copy to unwind (--call-graph dwarf). */
+static bool has_callchains(const struct report *r)
+{
+	for (size_t i = 0; i + 1 < r->nr_hists; i++) {
+		const struct ana_event *e = r->hists[i].evt;
+
+		if ((!r->opts.event || !strcmp(e->name, r->opts.event)) &&
+		    (e->attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)))
+			return true;
+	}
+	return false;
+}
+
+/* What the options leave open once the recording is known: children and
+ * call graphs where it has call chains, as perf decides. */
+static int settle_defaults(struct report *r)
+{
+	bool chains = has_callchains(r);
+
+	if (r->hierarchy && r->children && r->children_set) {
+		ana_cmd_error("report", "--hierarchy shows self overhead: not with --children");
+		return 2;
+	}
+	if (!r->children_set)
+		r->children = chains && !r->hierarchy;
+	if (!r->callgraph_set)
+		r->callgraph = chains;
+	if (!r->order_set)
+		r->caller = r->children;
+	if (!r->columns)
+		r->columns = (r->children ? COL_CHILDREN : 0) | COL_OVERHEAD | COL_SAMPLES |
+			     COL_PERIOD;
+	if ((r->columns & COL_CHILDREN) && !r->children) {
+		ana_cmd_error("report", "-F overhead_children: only with --children");
+		return 2;
+	}
+	if (r->callgraph && r->inline_frames)
+		r->want |= ANA_SYM_INLINE;
+	return check_field_keys(r);
+}
+
 int ana_cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
+		{ "fields", required_argument, NULL, 'F' },
 		{ "children", no_argument, NULL, O_CHILDREN },
 		{ "no-children", no_argument, NULL, O_NO_CHILDREN },
 		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "max-stack", required_argument, NULL, O_MAX_STACK },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "parent", required_argument, NULL, 'p' },
+		{ "exclude-other", no_argument, NULL, 'x' },
+		{ "ignore-callees", required_argument, NULL, O_IGNORE_CALLEES },
+		{ "time-quantum", required_argument, NULL, O_QUANTUM },
+		{ "hierarchy", no_argument, NULL, O_HIERARCHY },
+		{ "percentage", required_argument, NULL, O_PERCENTAGE },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "header", no_argument, NULL, O_HEADER },
+		{ "header-only", no_argument, NULL, O_HEADER_ONLY },
 		{ "percent-limit", required_argument, NULL, O_PLIMIT },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "stdio", no_argument, NULL, O_STDIO },
@@ -803,8 +1251,12 @@ int ana_cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "report", usage, "s:g::i:", opts, 1, 1 };
-	struct report r = { .cg_limit = 0.5, .inline_frames = true, .sort = "comm,dso,sym" };
+	static const struct ana_cmd_desc desc = { "report", usage, "s:F:g::i:p:xTS:", opts, 1, 1,
+						  true };
+	struct report r = {
+		.cg_limit = 0.5, .inline_frames = true, .max_stack = 127,
+		.time_quantum = 100000000, .fast_keys = true,
+	};
 	const char *path = NULL;
 	struct report_args a = { &r, argc, argv, &path };
 	struct ana_pipeline_stats st;
@@ -817,22 +1269,35 @@ int ana_cmd_report(int argc, char **argv)
 	rc = ana_cmd_parse(&desc, argc, argv, &r.opts, report_option, &a, &path);
 	if (rc != ANA_CMD_GO_ON)
 		return free_report(&r, rc);
-	if (r.callgraph && r.inline_frames)
-		r.want |= ANA_SYM_INLINE;
-	err = parse_sort(&r, r.sort);
+	amb_errmsg_clear();
+	err = (r.fields ? parse_fields(&r, r.fields) : 0);
+	if (!err && (r.sort || !r.nr_keys))
+		err = parse_sort(&r, r.sort ? r.sort : "comm,dso,sym");
+	/* perf: --parent adds the parent key; -x needs one. */
+	if (!err && (r.parent_pattern || r.exclude_other))
+		err = add_key(&r, "parent");
 	if (err) {
-		ana_cmd_error("report", "bad --sort '%s'", r.sort);
+		ana_cmd_error("report", "bad --%s '%s': %s", r.fields && !r.sort ? "fields" : "sort",
+			      r.fields && !r.sort ? r.fields : r.sort ? r.sort : "",
+			      *amb_errmsg() ? amb_errmsg() : strerror(-err));
 		return free_report(&r, 2);
 	}
-	for (i = 0; i < r.nr_keys; i++)
-		if (r.keys[i].kind == SK_FIELD)
+	for (i = 0; i < r.nr_keys; i++) {
+		if (r.keys[i].kind == SK_FIELD || r.keys[i].kind == SK_TRACE)
 			r.opts.tracepoints = true;
+		if (r.keys[i].kind == SK_PARENT && !r.parent_re_set &&
+		    compile_re(&r.parent_re, &r.parent_re_set, DEFAULT_PARENT))
+			return free_report(&r, ana_cmd_fail("report", path, -EINVAL));
+	}
 	r.frames = malloc(MAX_FRAMES * sizeof(*r.frames));
 	r.cg_path = malloc(MAX_FRAMES * sizeof(*r.cg_path));
+	r.cg_names_tmp = malloc(MAX_FRAMES * sizeof(*r.cg_names_tmp));
 	r.stack_entries = malloc(MAX_FRAMES * sizeof(*r.stack_entries));
+	r.stack_pos = malloc(MAX_FRAMES * sizeof(*r.stack_pos));
 	r.memos.key = malloc(MEMO_MAX_WORDS * sizeof(*r.memos.key));
 	r.memo_on = r.fast_keys;
-	if (!r.frames || !r.cg_path || !r.stack_entries || !r.memos.key)
+	if (!r.frames || !r.cg_path || !r.cg_names_tmp || !r.stack_entries || !r.stack_pos ||
+	    !r.memos.key)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	if (r.time ? open_offcpu(&r, path) : ana_cmd_open("report", path, &r.opts, &r.p))
 		return free_report(&r, 1);
@@ -844,34 +1309,58 @@ int ana_cmd_report(int argc, char **argv)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	for (i = 0; i + 1 < r.nr_hists; i++)
 		r.hists[i].evt = r.time ? ana_offcpu_event(r.oc, i) : ana_session_event(r.s, i);
-	ana_progress_init(&r.progress, "report");
-	ana_pipeline_set_progress(r.p, tick, &r.progress);
-	if (r.time)
-		err = ana_offcpu_run(r.oc, process_sample, &r);
-	else
-		err = ana_pipeline_run(r.p, process_sample, NULL, &r);
-	ana_progress_done(&r.progress);
-	if (err < 0)
-		return free_report(&r, ana_cmd_fail("report", path, err));
-	ana_pipeline_get_stats(r.p, &st);
-	r.samples_seen = st.samples;
-	r.filtered = st.filtered;
-	if (r.time)
-		offcpu_counts(&r);
+	rc = settle_defaults(&r);
+	if (rc)
+		return free_report(&r, rc);
 	ana_out_init(&out, stdout);
 	if (r.json)
 		ana_out_no_cut(&out);
+	if (!r.header_only) {
+		ana_progress_init(&r.progress, "report");
+		ana_pipeline_set_progress(r.p, tick, &r.progress);
+		if (r.time)
+			err = ana_offcpu_run(r.oc, process_sample, &r);
+		else
+			err = ana_pipeline_run(r.p, process_sample, NULL, &r);
+		ana_progress_done(&r.progress);
+		if (err < 0)
+			return free_report(&r, ana_cmd_fail("report", path, err));
+		ana_pipeline_get_stats(r.p, &st);
+		r.samples_seen = st.samples;
+		r.filtered = st.filtered;
+		if (r.time)
+			offcpu_counts(&r);
+		for (i = 0; i < r.nr_hists; i++) {
+			struct hist *h = &r.hists[i];
+
+			h->total = ana_pipeline_event_period(r.p, h->evt, &h->total_samples);
+			if (r.relative || h->total < h->period) {
+				h->total = h->period;
+				h->total_samples = h->samples;
+			}
+		}
+	}
 	ana_report_print_header(&r, &out);
-	if (r.json)
-		ana_out_printf(&out, ",\"events\":[");
-	for (i = 0; i < r.nr_hists; i++)
-		ana_report_print_hist(&r, &out, &r.hists[i], &first_json);
-	if (r.json)
-		ana_out_printf(&out, "]}\n");
-	else if (!r.samples_seen)
-		ana_out_printf(&out, "# no samples\n");
-	else if (r.samples_seen == r.filtered)
-		ana_out_printf(&out, "# all %" PRIu64 " samples were filtered out\n", r.samples_seen);
+	if (r.header_only) {
+		if (r.json)
+			ana_out_printf(&out, "}\n");
+	} else {
+		if (r.json)
+			ana_out_printf(&out, ",\"events\":[");
+		for (i = 0; i < r.nr_hists; i++)
+			ana_report_print_hist(&r, &out, &r.hists[i], &first_json);
+		if (r.json)
+			ana_out_printf(&out, "]");
+		if (r.threads)
+			ana_report_print_threads(&r, &out);
+		if (r.json)
+			ana_out_printf(&out, "}\n");
+		else if (!r.samples_seen)
+			ana_out_printf(&out, "# no samples\n");
+		else if (r.samples_seen == r.filtered)
+			ana_out_printf(&out, "# all %" PRIu64 " samples were filtered out\n",
+				       r.samples_seen);
+	}
 	err = ana_out_finish(&out);
 	if (err) {
 		ana_cmd_error("report", "writing the output: %s", strerror(-err));

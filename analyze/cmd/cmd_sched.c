@@ -37,12 +37,14 @@
 	"      --pid/--tid LIST    only these processes/threads\n"                         \
 	"      --comm LIST         only these commands\n"                                  \
 	"  -C, --cpu LIST          only switches on these CPUs (0-3,7)\n"                  \
-	"      --time START,END    seconds from the first sample, or HH:MM:SS\n"           \
+	"      --time START,END    one range: times as script prints them (309.76,\n"      \
+	"                          309.8), +SECONDS from the start, HH:MM:SS[.frac],\n"   \
+	"                          or a slice of the span (10%/2, 0%-10%)\n"               \
 	"      --symfs DIR         look for files under DIR\n"                             \
 	"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"
 
 static const char usage[] =
-"usage: amber-analyze sched latency|timehist|wakers [OPTIONS] FILE\n"
+"usage: amber-analyze sched latency|timehist|wakers [OPTIONS] [FILE]\n"
 "\n"
 "The scheduler's view of a recording made with amber-rec sched (or with\n"
 "--off-cpu): sched:sched_switch, sched_waking and context-switch records.\n"
@@ -56,7 +58,7 @@ static const char usage[] =
 "'amber-analyze sched COMMAND --help' describes its options.\n";
 
 static const char usage_latency[] =
-"usage: amber-analyze sched latency [OPTIONS] FILE\n"
+"usage: amber-analyze sched latency [OPTIONS] [FILE]\n"
 "\n"
 "Per thread: the switch-ins that ended a wait for a CPU (after a wakeup or a\n"
 "preemption), the average and maximum delay of those waits, when the maximum\n"
@@ -68,7 +70,7 @@ static const char usage_latency[] =
 SCHED_FILTER_HELP;
 
 static const char usage_timehist[] =
-"usage: amber-analyze sched timehist [OPTIONS] FILE\n"
+"usage: amber-analyze sched timehist [OPTIONS] [FILE]\n"
 "\n"
 "A line per switch-out of a thread, as perf sched timehist: when, on which\n"
 "CPU, the thread, its time off CPU before it ran (wait time), the delay from\n"
@@ -78,7 +80,7 @@ static const char usage_timehist[] =
 SCHED_FILTER_HELP;
 
 static const char usage_wakers[] =
-"usage: amber-analyze sched wakers [OPTIONS] FILE\n"
+"usage: amber-analyze sched wakers [OPTIONS] [FILE]\n"
 "\n"
 "The longest waits that ended in a wakeup: the thread, its state and the stack\n"
 "it waited in, and the thread that woke it, with its command and stack (from\n"
@@ -101,6 +103,8 @@ struct sched_args {
 	struct ana_pipeline_opts sample;
 };
 
+static int check_lat_sort(const char *arg);
+
 static int sched_option(void *ctx, int c, const char *arg)
 {
 	struct sched_args *a = ctx;
@@ -109,12 +113,12 @@ static int sched_option(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case O_JSON: a->json = true; return 0;
-	case 's': a->sort = arg; return 0;
+	case 's': a->sort = arg; return check_lat_sort(arg);
 	case 'n':
 	case O_MAX_STACK:
 		v = strtoul(arg, &end, 10);
-		if (end == arg || *end || v > 100000)
-			return -EINVAL;
+		if (end == arg || *end || v > 100000 || *arg == '-')
+			return amb_errmsg_set("not a number from 0 to 100000"), -EINVAL;
 		if (c == 'n')
 			a->count = (unsigned)v;
 		else
@@ -280,6 +284,19 @@ static int parse_lat_sort(struct latency *l, const char *arg)
 	}
 	free(copy);
 	return err || !l->nr_keys ? -EINVAL : 0;
+}
+
+/* --sort's value, checked as the options are read: 0, or -EINVAL with
+ * the keys in amb_errmsg(). */
+static int check_lat_sort(const char *arg)
+{
+	struct latency l = { .nr_keys = 0 };
+	int err = parse_lat_sort(&l, arg);
+
+	if (err == -EINVAL)
+		amb_errmsg_set("keys: avg, max, switch, runtime, pid (up to %zu)",
+			       AMB_ARRAY_SIZE(l.keys));
+	return err;
 }
 
 static void lat_print(struct latency *l, struct ana_sched *s, struct ana_out *o, bool json)
@@ -729,9 +746,9 @@ int ana_cmd_sched(int argc, char **argv)
 		enum sched_cmd cmd;
 		struct ana_cmd_desc desc;
 	} subs[] = {
-		{ "latency", SC_LATENCY, { "sched latency", usage_latency, "s:", lat_opts, 1, 1 } },
-		{ "timehist", SC_TIMEHIST, { "sched timehist", usage_timehist, "", th_opts, 1, 1 } },
-		{ "wakers", SC_WAKERS, { "sched wakers", usage_wakers, "n:", wk_opts, 1, 1 } },
+		{ "latency", SC_LATENCY, { "sched latency", usage_latency, "s:", lat_opts, 1, 1, true } },
+		{ "timehist", SC_TIMEHIST, { "sched timehist", usage_timehist, "", th_opts, 1, 1, true } },
+		{ "wakers", SC_WAKERS, { "sched wakers", usage_wakers, "n:", wk_opts, 1, 1, true } },
 	};
 	struct sched_args a = { .count = 10, .max_stack = 32 };
 	int rc;

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/util.h"
 #include <amber/common.h>
 
 enum {
@@ -21,6 +23,7 @@ enum {
 	F_IP = 1u << 4, F_SYM = 1u << 5, F_DSO = 1u << 6, F_SRCLINE = 1u << 7,
 	F_PERIOD = 1u << 8, F_CPU = 1u << 9, F_TRACE = 1u << 10, F_PID = 1u << 11,
 	F_ADDR = 1u << 12, F_WEIGHT = 1u << 13, F_DATA_SRC = 1u << 14, F_TOD = 1u << 15,
+	F_SYMOFF = 1u << 16, F_CALLINDENT = 1u << 17,
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
@@ -28,11 +31,13 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "event", F_EVENT }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
 	{ "srcline", F_SRCLINE }, { "period", F_PERIOD }, { "cpu", F_CPU },
 	{ "trace", F_TRACE }, { "addr", F_ADDR }, { "weight", F_WEIGHT },
-	{ "data_src", F_DATA_SRC }, { "tod", F_TOD },
+	{ "data_src", F_DATA_SRC }, { "tod", F_TOD }, { "symoff", F_SYMOFF },
+	{ "callindent", F_CALLINDENT },
 };
 
-/* As perf script: addr is shown by default for samples that have one (-d). */
-#define DEFAULT_FIELDS (F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_DSO | \
+/* As perf script: addr is shown by default for samples that have one (-d),
+ * symbols with their offset. */
+#define DEFAULT_FIELDS (F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO | \
 			F_PERIOD | F_CPU | F_TRACE | F_ADDR)
 #define LOC_FIELDS (F_IP | F_SYM | F_DSO | F_SRCLINE)
 
@@ -40,6 +45,8 @@ struct script {
 	unsigned fields;
 	unsigned fields_named;         /* named in -F, not just defaults */
 	bool json, inline_frames;
+	bool ns, hide_callchain;       /* --ns, -G */
+	bool task_events, mmap_events; /* --show-task-events, --show-mmap-events */
 	unsigned max_stack;
 	struct ana_pipeline_opts opts; /* filters, -e, --symfs, --no-debuginfod */
 	struct ana_pipeline *p;
@@ -48,6 +55,9 @@ struct script {
 	struct amb_buf tmp;
 	struct ana_progress progress;
 	unsigned nr_frames;    /* of the current sample */
+	unsigned nr_json_fields;
+	const char *leaf;      /* callindent: the current sample's leaf, interned */
+	struct ana_intern names;
 	int64_t realtime_off;  /* CLOCK_REALTIME - perf clock, ns (for tod) */
 	time_t tod_sec;        /* the second tod_text shows, or -1 */
 	char tod_text[32];     /* "YYYY-MM-DD HH:MM:SS", local time */
@@ -60,13 +70,13 @@ static const char *loc_dso_path(const struct ana_loc *loc)
 	return ana_loc_dso_name(loc);
 }
 
-/* "sym+0xoff", or the made-up name of what has no symbol. */
-static void print_sym_off(struct ana_out *o, const struct ana_loc *loc)
+/* "sym+0xoff" (symoff), or the made-up name of what has no symbol. */
+static void print_sym_off(struct ana_out *o, const struct ana_loc *loc, bool symoff)
 {
 	char name[128];
 
 	ana_out_text(o, ana_loc_sym_name(loc, name, sizeof(name)));
-	if (loc->kind == ANA_LOC_SYM || loc->kind == ANA_LOC_KERNEL) {
+	if (symoff && (loc->kind == ANA_LOC_SYM || loc->kind == ANA_LOC_KERNEL)) {
 		ana_out_write(o, "+0x", 3);
 		ana_out_x64(o, loc->offset, 0);
 	}
@@ -137,7 +147,7 @@ static int print_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 		ana_out_char(o, ' ');
 	}
 	if (sc->fields & F_SYM)
-		print_sym_off(o, loc);
+		print_sym_off(o, loc, sc->fields & F_SYMOFF);
 	if (sc->fields & F_DSO)
 		print_dso(o, loc);
 	ana_out_char(o, '\n');
@@ -175,6 +185,25 @@ static const char *tod(struct script *sc, uint64_t t, unsigned *usec)
 	return sc->tod_text;
 }
 
+/* One tracepoint field as "name":value, numbers as numbers. */
+static int json_field(void *ctx, const struct ana_tp_value *v)
+{
+	struct script *sc = ctx;
+	struct ana_out *o = &sc->out;
+
+	if (sc->nr_json_fields++)
+		ana_out_char(o, ',');
+	ana_out_json(o, v->name);
+	ana_out_char(o, ':');
+	if (v->kind == ANA_TP_TEXT)
+		ana_out_json(o, v->text);
+	else if (v->kind == ANA_TP_SIGNED)
+		ana_out_printf(o, "%" PRId64, (int64_t)v->u);
+	else
+		ana_out_u64(o, v->u, 0, ' ');
+	return 0;
+}
+
 static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 			      struct ana_thread *t, unsigned want)
 {
@@ -187,12 +216,9 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 		ana_out_json(o, ana_thread_comm(t));
 		sep = ",";
 	}
-	if (sc->fields & F_PID) {
-		ana_out_printf(o, "%s\"pid\":%u", sep, smp->pid);
-		sep = ",";
-	}
-	if (sc->fields & F_TID) {
-		ana_out_printf(o, "%s\"tid\":%u", sep, smp->tid);
+	/* JSON names the process with the thread, whatever the columns. */
+	if (sc->fields & (F_PID | F_TID)) {
+		ana_out_printf(o, "%s\"pid\":%u,\"tid\":%u", sep, smp->pid, smp->tid);
 		sep = ",";
 	}
 	if (sc->fields & F_CPU) {
@@ -225,6 +251,11 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 			ana_out_printf(o, "%s\"trace\":", sep);
 			ana_out_json(o, (const char *)sc->tmp.data);
 			sep = ",";
+			/* And each field as a JSON value of its own. */
+			ana_out_printf(o, ",\"fields\":{");
+			sc->nr_json_fields = 0;
+			ana_tp_for_each_field(sc->tp, smp->raw, smp->raw_size, json_field, sc);
+			ana_out_char(o, '}');
 		}
 	}
 	if ((sc->fields & F_ADDR) && has_field(smp, PERF_SAMPLE_ADDR)) {
@@ -242,10 +273,84 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 	if (sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE)) {
 		ana_out_printf(o, "%s\"callchain\":[", sep);
 		sc->nr_frames = 0;
-		ana_pipeline_walk(sc->p, t, smp, want, sc->max_stack, print_frame, sc);
+		ana_pipeline_walk(sc->p, t, smp, want, sc->hide_callchain ? 1 : sc->max_stack,
+				  print_frame, sc);
 		ana_out_printf(o, "]");
 	}
 	ana_out_printf(o, "}\n");
+}
+
+/* What starts every line: comm, pid/tid, cpu, time of day, time. */
+static void print_start(struct script *sc, const char *comm, uint32_t pid, uint32_t tid,
+			uint32_t cpu, uint64_t time)
+{
+	struct ana_out *o = &sc->out;
+
+	/* The hot path formats by hand: printf is most of the time otherwise. */
+	if (sc->fields & F_COMM) {
+		ana_out_text_right(o, comm, 16);
+		ana_out_char(o, ' ');
+	}
+	if (sc->fields & F_PID) {
+		ana_out_u64(o, pid, 7, ' ');
+		ana_out_char(o, '/');
+	}
+	if (sc->fields & F_TID) {
+		ana_out_u64(o, tid, 7, ' ');
+		ana_out_char(o, ' ');
+	}
+	if (sc->fields & F_CPU) {
+		ana_out_char(o, '[');
+		ana_out_u64(o, cpu, 3, '0');
+		ana_out_write(o, "] ", 2);
+	}
+	if (sc->fields & F_TOD) {
+		unsigned usec;
+
+		ana_out_str(o, tod(sc, time, &usec));
+		ana_out_char(o, '.');
+		ana_out_u64(o, usec, 6, '0');
+		ana_out_char(o, ' ');
+	}
+	if (sc->fields & F_TIME) {
+		ana_out_u64(o, time / 1000000000, 0, ' ');
+		ana_out_char(o, '.');
+		if (sc->ns)
+			ana_out_u64(o, time % 1000000000, 9, '0');
+		else
+			ana_out_u64(o, time % 1000000000 / 1000, 6, '0');
+		ana_out_write(o, ": ", 2);
+	}
+}
+
+/* callindent: count the frames, keep the leaf's name. */
+static int note_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
+{
+	struct script *sc = ctx;
+	char name[128];
+
+	if (!depth)
+		sc->leaf = ana_intern(&sc->names, ana_loc_sym_name(loc, name, sizeof(name)));
+	sc->nr_frames++;
+	return 0;
+}
+
+/* callindent: the leaf function, indented four columns per caller, as
+ * perf script indents by call depth. */
+static void print_callindent(struct script *sc, const struct ana_sample *smp,
+			     struct ana_thread *t)
+{
+	struct ana_out *o = &sc->out;
+	unsigned depth;
+
+	sc->nr_frames = 0;
+	sc->leaf = NULL;
+	ana_pipeline_walk(sc->p, t, smp, 0, sc->max_stack, note_frame, sc);
+	depth = sc->nr_frames ? AMB_MIN(sc->nr_frames - 1, 64) : 0;
+	for (unsigned i = 0; i < 4 * depth; i++)
+		ana_out_char(o, ' ');
+	ana_out_text(o, sc->leaf ? sc->leaf : "[unknown]");
+	ana_out_char(o, ' ');
 }
 
 static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
@@ -254,7 +359,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	struct ana_out *o = &sc->out;
 	unsigned want = 0, loc_fields = sc->fields & LOC_FIELDS;
 	bool tracepoint = smp->evt && smp->evt->tracepoint;
-	bool stack = smp->nr_callchain || smp->user_stack_size;
+	bool stack = (smp->nr_callchain || smp->user_stack_size) && !sc->hide_callchain;
 
 	if (sc->fields & F_SRCLINE)
 		want |= ANA_SYM_SRCLINE;
@@ -264,38 +369,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		print_json_sample(sc, smp, t, want);
 		return 0;
 	}
-	/* The hot path formats by hand: printf is most of the time otherwise. */
-	if (sc->fields & F_COMM) {
-		ana_out_text_right(o, ana_thread_comm(t), 16);
-		ana_out_char(o, ' ');
-	}
-	if (sc->fields & F_PID) {
-		ana_out_u64(o, smp->pid, 7, ' ');
-		ana_out_char(o, '/');
-	}
-	if (sc->fields & F_TID) {
-		ana_out_u64(o, smp->tid, 7, ' ');
-		ana_out_char(o, ' ');
-	}
-	if (sc->fields & F_CPU) {
-		ana_out_char(o, '[');
-		ana_out_u64(o, smp->cpu, 3, '0');
-		ana_out_write(o, "] ", 2);
-	}
-	if (sc->fields & F_TOD) {
-		unsigned usec;
-
-		ana_out_str(o, tod(sc, smp->time, &usec));
-		ana_out_char(o, '.');
-		ana_out_u64(o, usec, 6, '0');
-		ana_out_char(o, ' ');
-	}
-	if (sc->fields & F_TIME) {
-		ana_out_u64(o, smp->time / 1000000000, 0, ' ');
-		ana_out_char(o, '.');
-		ana_out_u64(o, smp->time % 1000000000 / 1000, 6, '0');
-		ana_out_write(o, ": ", 2);
-	}
+	print_start(sc, ana_thread_comm(t), smp->pid, smp->tid, smp->cpu, smp->time);
 	if ((sc->fields & F_PERIOD) && !tracepoint) {
 		ana_out_u64(o, smp->period, 10, ' ');
 		ana_out_char(o, ' ');
@@ -304,6 +378,8 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		ana_out_text(o, smp->evt ? smp->evt->name : "[unknown]");
 		ana_out_write(o, ": ", 2);
 	}
+	if (sc->fields & F_CALLINDENT)
+		print_callindent(sc, smp, t);
 	/* As in perf script, a tracepoint's line ends with its payload: its ip
 	 * and symbol are shown when it has a stack, or when -F names them. */
 	if (tracepoint && !stack)
@@ -345,7 +421,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 			ana_out_char(o, ' ');
 		}
 		if (loc_fields & F_SYM)
-			print_sym_off(o, &loc);
+			print_sym_off(o, &loc, sc->fields & F_SYMOFF);
 		if (loc_fields & F_DSO)
 			print_dso(o, &loc);
 		if (loc_fields & F_SRCLINE) {
@@ -367,6 +443,131 @@ static void tick(void *ctx)
 	ana_progress_tick(ctx);
 }
 
+/* The record types --show-task-events and --show-mmap-events show. */
+static bool shown_record(const struct script *sc, uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return sc->task_events;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return sc->mmap_events;
+	default:
+		return false;
+	}
+}
+
+static void print_record_json(struct script *sc, const struct ana_record *rec, const char *comm)
+{
+	struct ana_out *o = &sc->out;
+
+	ana_out_printf(o, "{\"record\":");
+	ana_out_json(o, ana_record_type_name(rec->type));
+	ana_out_printf(o, ",\"comm\":");
+	ana_out_json(o, comm);
+	ana_out_printf(o, ",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"time\":%" PRIu64, rec->pid,
+		       rec->tid, rec->cpu, rec->time);
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		ana_out_printf(o, ",\"exec\":%s", rec->u.comm.exec ? "true" : "false");
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		ana_out_printf(o, ",\"ppid\":%u,\"ptid\":%u", rec->u.fork.ppid, rec->u.fork.ptid);
+		break;
+	default:
+		ana_out_printf(o, ",\"start\":\"0x%" PRIx64 "\",\"len\":\"0x%" PRIx64
+			       "\",\"pgoff\":\"0x%" PRIx64 "\",\"filename\":", rec->u.mmap.addr,
+			       rec->u.mmap.len, rec->u.mmap.pgoff);
+		ana_out_json(o, rec->u.mmap.filename ? rec->u.mmap.filename : "");
+		break;
+	}
+	ana_out_printf(o, "}\n");
+}
+
+/*
+ * --show-task-events, --show-mmap-events: COMM, FORK, EXIT, MMAP and
+ * MMAP2 records on lines of their own, in perf script's words, where
+ * --time, --pid, --tid, --comm and --cpu let them through.
+ */
+static int process_other(void *ctx, const struct ana_record *rec)
+{
+	struct script *sc = ctx;
+	struct ana_out *o = &sc->out;
+	const struct ana_filter *f = ana_pipeline_filter(sc->p);
+	struct ana_sample as = { .pid = rec->pid, .tid = rec->tid, .cpu = rec->cpu };
+	struct ana_thread *t;
+	const char *comm;
+
+	if (!shown_record(sc, rec->type) || !ana_filter_time(f, rec->time))
+		return 0;
+	if (rec->type == PERF_RECORD_COMM) {
+		as.pid = rec->u.comm.pid;
+		as.tid = rec->u.comm.tid;
+	} else if (rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT) {
+		as.pid = rec->u.fork.pid;
+		as.tid = rec->u.fork.tid;
+	} else {
+		as.pid = rec->u.mmap.pid;
+		as.tid = rec->u.mmap.tid;
+	}
+	t = ana_machine_find_thread(ana_pipeline_machine(sc->p), as.tid);
+	comm = t ? ana_thread_comm(t) : ":-1";
+	if (t && !ana_filter_thread(f, &as, t))
+		return 0;
+	if (!t && (f->nr_pids || f->nr_tids || f->comms))
+		return 0;
+	if (sc->json) {
+		print_record_json(sc, rec, comm);
+		return 0;
+	}
+	print_start(sc, comm, as.pid, as.tid, rec->cpu, rec->time);
+	ana_out_str(o, "PERF_RECORD_");
+	ana_out_str(o, ana_record_type_name(rec->type));
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		ana_out_printf(o, "%s: ", rec->u.comm.exec ? " exec" : "");
+		ana_out_text(o, rec->u.comm.comm ? rec->u.comm.comm : "");
+		ana_out_printf(o, ":%u/%u\n", rec->u.comm.pid, rec->u.comm.tid);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		ana_out_printf(o, "(%u:%u):(%u:%u)\n", rec->u.fork.pid, rec->u.fork.tid,
+			       rec->u.fork.ppid, rec->u.fork.ptid);
+		break;
+	default: {
+		const uint32_t prot = rec->u.mmap.prot;
+
+		ana_out_printf(o, " %d/%d: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64,
+			       (int)rec->u.mmap.pid, (int)rec->u.mmap.tid, rec->u.mmap.addr,
+			       rec->u.mmap.len, rec->u.mmap.pgoff);
+		if (rec->type == PERF_RECORD_MMAP) {
+			ana_out_printf(o, "]: %c ", prot & PROT_EXEC ? 'x' : 'r');
+		} else {
+			if (rec->u.mmap.build_id_size) {
+				ana_out_str(o, " <");
+				for (unsigned i = 0; i < rec->u.mmap.build_id_size; i++)
+					ana_out_printf(o, "%02x", rec->u.mmap.build_id[i]);
+				ana_out_char(o, '>');
+			} else {
+				ana_out_printf(o, " %02x:%02x %" PRIu64 " %" PRIu64, rec->u.mmap.maj,
+					       rec->u.mmap.min, rec->u.mmap.ino,
+					       rec->u.mmap.ino_generation);
+			}
+			ana_out_printf(o, "]: %c%c%c%c ", prot & PROT_READ ? 'r' : '-',
+				       prot & PROT_WRITE ? 'w' : '-', prot & PROT_EXEC ? 'x' : '-',
+				       rec->u.mmap.flags & MAP_SHARED ? 's' : 'p');
+		}
+		ana_out_text(o, rec->u.mmap.filename ? rec->u.mmap.filename : "");
+		ana_out_char(o, '\n');
+		break;
+	}
+	}
+	return 0;
+}
+
 static int parse_fields(struct script *sc, const char *arg)
 {
 	const char *p = arg;
@@ -382,8 +583,16 @@ static int parse_fields(struct script *sc, const char *arg)
 		for (i = 0; i < AMB_ARRAY_SIZE(field_names); i++)
 			if (strlen(field_names[i].name) == len && !strncmp(p, field_names[i].name, len))
 				break;
-		if (i == AMB_ARRAY_SIZE(field_names))
+		if (i == AMB_ARRAY_SIZE(field_names)) {
+			char all[512];
+			size_t n = 0;
+
+			for (i = 0; i < AMB_ARRAY_SIZE(field_names) && n < sizeof(all); i++)
+				n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", i ? ", " : "",
+						      field_names[i].name);
+			amb_errmsg_set("unknown field '%.*s' (fields: %s)", (int)len, p, all);
 			return -EINVAL;
+		}
 		sc->fields |= field_names[i].bit;
 		sc->fields_named |= field_names[i].bit;
 		if (!c)
@@ -393,14 +602,20 @@ static int parse_fields(struct script *sc, const char *arg)
 }
 
 static const char usage[] =
-"usage: amber-analyze script [OPTIONS] FILE\n"
+"usage: amber-analyze script [OPTIONS] [FILE]\n"
 "\n"
 "Every sample, with its callchain, in time order.\n"
 "\n"
-"  -F, --fields LIST      comm,pid,tid,time,tod,event,ip,sym,dso,srcline,period,cpu,\n"
-"                         trace,addr,data_src,weight (+LIST adds to the default;\n"
-"                         addr, data_src and weight where the samples have them, -d;\n"
-"                         tod: wall-clock date and time)\n"
+"  -F, --fields LIST      comm,pid,tid,time,tod,event,ip,sym,symoff,dso,srcline,\n"
+"                         period,cpu,trace,addr,data_src,weight,callindent (+LIST\n"
+"                         adds to the default, which has symoff; addr, data_src\n"
+"                         and weight where the samples have them, -d; tod:\n"
+"                         wall-clock date and time; callindent: the function,\n"
+"                         indented by its call depth)\n"
+"      --ns               times to the nanosecond\n"
+"  -G, --hide-call-graph  the sampled ip only, not the call chain\n"
+"      --show-task-events COMM, FORK and EXIT records too\n"
+"      --show-mmap-events MMAP and MMAP2 records too\n"
 "      --max-stack N      at most N frames per sample\n"
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --no-inline        no inlined functions in callchains\n"
@@ -408,14 +623,18 @@ static const char usage[] =
 "      --comm LIST        only these commands\n"
 "  -C, --cpu LIST         only these CPUs\n"
 "      --dso/--sym LIST   only samples whose ip is in these\n"
-"      --time START,END   seconds from the first sample, or HH:MM:SS[.frac]\n"
+"      --time RANGES      START,END with times as script prints them (309.76,\n"
+"                         309.8), +SECONDS from the start (+0.1,+0.5) or\n"
+"                         HH:MM:SS[.frac]; ranges separated by spaces; or\n"
+"                         percentages of the span: 10%/2 (the 2nd tenth),\n"
+"                         0%-10%,90%-100%\n"
 "  -e, --event NAME       only this event\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
 "  -j, --jobs N           decode with N threads (default: one per CPU)\n"
 "      --json             one JSON object per sample\n";
 
-enum { O_JSON = 256, O_MAXSTACK, O_NO_INLINE };
+enum { O_JSON = 256, O_MAXSTACK, O_NO_INLINE, O_NS, O_TASK_EVENTS, O_MMAP_EVENTS };
 
 struct script_args {
 	struct script *sc;
@@ -433,11 +652,15 @@ static int script_option(void *ctx, int c, const char *arg)
 	case 'F': return parse_fields(sc, arg);
 	case O_MAXSTACK:
 		v = strtoul(arg, &end, 10);
-		if (end == arg || *end || v > UINT32_MAX)
-			return -EINVAL;
+		if (end == arg || *end || v > UINT32_MAX || *arg == '-')
+			return amb_errmsg_set("not a number of frames"), -EINVAL;
 		sc->max_stack = (unsigned)v;
 		return 0;
 	case O_NO_INLINE: sc->inline_frames = false; return 0;
+	case O_NS: sc->ns = true; return 0;
+	case 'G': sc->hide_callchain = true; return 0;
+	case O_TASK_EVENTS: sc->task_events = true; return 0;
+	case O_MMAP_EVENTS: sc->mmap_events = true; return 0;
 	case O_JSON: sc->json = true; return 0;
 	case 'i': *a->path = arg; return 0;
 	default: return 1;
@@ -450,11 +673,15 @@ int ana_cmd_script(int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "max-stack", required_argument, NULL, O_MAXSTACK },
 		{ "no-inline", no_argument, NULL, O_NO_INLINE },
+		{ "ns", no_argument, NULL, O_NS },
+		{ "hide-call-graph", no_argument, NULL, 'G' },
+		{ "show-task-events", no_argument, NULL, O_TASK_EVENTS },
+		{ "show-mmap-events", no_argument, NULL, O_MMAP_EVENTS },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "script", usage, "F:i:", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "script", usage, "F:i:G", opts, 1, 1, true };
 	struct script sc = { .fields = DEFAULT_FIELDS, .inline_frames = true };
 	const char *path = NULL;
 	struct script_args a = { &sc, &path };
@@ -485,7 +712,8 @@ int ana_cmd_script(int argc, char **argv)
 		ana_out_no_cut(&sc.out);
 	ana_progress_init(&sc.progress, "script");
 	ana_pipeline_set_progress(sc.p, tick, &sc.progress);
-	err = ana_pipeline_run(sc.p, process_sample, NULL, &sc);
+	err = ana_pipeline_run(sc.p, process_sample,
+			       sc.task_events || sc.mmap_events ? process_other : NULL, &sc);
 	ana_progress_done(&sc.progress);
 	werr = ana_out_finish(&sc.out);
 	if (werr) {
@@ -499,6 +727,7 @@ int ana_cmd_script(int argc, char **argv)
 	rc = 0;
 out:
 	amb_buf_free(&sc.tmp);
+	ana_intern_free(&sc.names);
 	ana_pipeline_close(sc.p);
 	ana_pipeline_opts_free(&sc.opts);
 	return rc;

@@ -17,7 +17,7 @@
 #include "common/util.h"
 
 static const char usage[] =
-	"usage: amber-analyze stat [OPTIONS] FILE\n"
+	"usage: amber-analyze stat [OPTIONS] [FILE]\n"
 	"\n"
 	"Print the counts FILE holds as perf stat's table: what amber-rec stat -o\n"
 	"recorded (its intervals, or the mean of its runs), or the final counts of a\n"
@@ -200,7 +200,7 @@ int ana_cmd_stat(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "stat", usage, "Ax:j", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "stat", usage, "Ax:j", opts, 1, 1, true };
 	struct stat_args a = { .po = { .format = AMB_STAT_TEXT } };
 	struct ana_session *s = NULL;
 	const char *path = NULL, *v;
@@ -211,9 +211,11 @@ int ana_cmd_stat(int argc, char **argv)
 	rc = ana_cmd_parse(&desc, argc, argv, NULL, stat_option, &a, &path);
 	if (rc != ANA_CMD_GO_ON)
 		return rc;
+	amb_errmsg_clear();
 	err = ana_session_open(path, &s);
 	if (err) {
-		ana_cmd_error("stat", "%s: %s", path, amb_strerror(err));
+		/* The reader's detail (a perf.data, a FIFO ...) when it left one. */
+		ana_cmd_fail("stat", path, err);
 		return 2;
 	}
 	rc = 1;

@@ -13,7 +13,7 @@
 #include <amber/common.h>
 
 static const char usage[] =
-	"usage: amber-analyze verify [--salvage OUT] FILE\n"
+	"usage: amber-analyze verify [--salvage OUT] [FILE]\n"
 	"\n"
 	"Check the file header, every block header and payload checksum (each\n"
 	"payload is decompressed), block sequence numbers, the index and the\n"
@@ -70,7 +70,7 @@ int ana_cmd_verify(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "verify", usage, "s:q", opts, 1, 1 };
+	static const struct ana_cmd_desc desc = { "verify", usage, "s:q", opts, 1, 1, true };
 	struct amb_verify_stats st;
 	struct verify_args a = { NULL, false };
 	struct verify_out o;
@@ -85,6 +85,12 @@ int ana_cmd_verify(int argc, char **argv)
 	amb_text_escape(o.shown, sizeof(o.shown), o.path);
 	memset(&st, 0, sizeof(st));
 	amb_errmsg_clear();
+	/* A perf.data is no damaged recording: say what it is, as every
+	 * command does, and nothing about salvaging it. */
+	if (ana_perfdata_hint(o.path)) {
+		ana_cmd_error("verify", "%s", amb_errmsg());
+		return 2;
+	}
 	/* The reader's problems come as problems: not as warnings too. */
 	old = amb_set_warn(NULL, NULL);
 	n = amb_verify(o.path, print_problem, &o, &st);
@@ -93,8 +99,6 @@ int ana_cmd_verify(int argc, char **argv)
 		ana_cmd_fail("verify", o.path, n);
 		return 2;
 	}
-	if (n > 0 && !st.blocks_ok && ana_perfdata_hint(o.path))
-		ana_cmd_error("verify", "%s", amb_errmsg());
 	if (o.header_err == -AMB_E_VERSION) {
 		/* Another major's blocks may follow other rules (FORMAT.md §8). */
 		if (!a.quiet)

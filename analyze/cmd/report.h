@@ -8,6 +8,7 @@
 #define AMB_ANALYZE_REPORT_H
 
 #include <stdbool.h>
+#include <regex.h>
 #include <stdint.h>
 
 #include "analyze/cmd/cmd.h"
@@ -17,17 +18,23 @@
 #define KEY_SEP '\x1f'
 #define MAX_FRAMES 1024
 
-enum sort_kind { SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT, SK_FIELD };
+enum sort_kind {
+	SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT,
+	SK_SRCFILE, SK_SYM_SIZE, SK_TIME, SK_PARENT, SK_TRACE,
+	SK_FIELD,               /* a tracepoint field (prev_comm, ...) */
+};
 
 struct sort_key {
 	enum sort_kind kind;
 	const char *name;       /* header, or the tracepoint field's name */
-	bool per_frame;         /* depends on the frame (dso, sym, srcline) */
+	bool per_frame;         /* depends on the frame (dso, sym, srcline ...) */
 };
 
-/* The sort keys --sort knows, indexed by enum sort_kind (report.c). */
+/* The sort keys --sort knows, indexed by enum sort_kind (report.c): the
+ * name perf gives each (matched without regard to case, as perf does),
+ * another it takes, and the column's header. */
 struct ana_report_sort_name {
-	const char *opt, *header;
+	const char *opt, *alias, *header;
 	enum sort_kind kind;
 };
 extern const struct ana_report_sort_name ana_report_sort_names[SK_FIELD];
@@ -65,6 +72,10 @@ struct hist {
 	uint64_t *ids;
 	size_t nr_ids, cap_ids;         /* in identities */
 	uint64_t samples, period;
+	uint64_t total;                 /* what shares are of: @period, or with
+					 * --percentage absolute (the default) the
+					 * period of all samples within --time, */
+	uint64_t total_samples;         /* which are this many */
 };
 
 /*
@@ -84,7 +95,8 @@ struct stack_memo {
 	uint64_t *key;                  /* nr_key words (memo_key) */
 	struct hist_entry *self;        /* the leaf's entry */
 	struct hist_entry **children;   /* distinct entries on the stack (--children) */
-	const char **names;             /* the call graph path (-g) */
+	uint32_t *pos;                  /* their frames in @names */
+	const char **names;             /* the stack's call graph names, leaf first (-g) */
 	uint32_t nr_key, nr_children, nr_names;
 };
 
@@ -96,12 +108,44 @@ struct memo_table {
 	uint64_t hash;
 };
 
+/* -T: what one thread's samples add up to, per event. */
+struct thread_total {
+	uint32_t pid, tid;
+	const char *comm;
+	uint64_t *period;               /* per event, + 1 for samples of no event */
+};
+
+/* --hierarchy: entries grouped by their first keys, level by level. */
+struct hier_node {
+	const char *key;                /* the entry's key, up to this level */
+	size_t len;                     /* its length */
+	uint64_t weight, period, samples;
+	struct hier_node *child, *next;
+};
+
+/* -F/--fields: the columns before the keys, in this order when shown. */
+enum {
+	COL_CHILDREN = 1u << 0,         /* overhead_children */
+	COL_OVERHEAD = 1u << 1,         /* overhead (self) */
+	COL_SAMPLES = 1u << 2,          /* sample */
+	COL_PERIOD = 1u << 3,           /* period */
+};
+
 struct report {
 	/* options */
 	struct sort_key keys[16];
 	size_t nr_keys;
 	const char *sort;
+	const char *fields;             /* -F, or NULL */
+	unsigned columns;               /* COL_* */
 	bool children, json, callgraph, caller, inline_frames;
+	bool children_set, callgraph_set, order_set; /* said on the command line */
+	bool threads, header, header_only, hierarchy, relative, exclude_other;
+	unsigned max_stack;             /* frames of a stack used; 0: all */
+	uint64_t time_quantum;          /* ns, for the time key */
+	regex_t parent_re, ignore_re;
+	bool parent_re_set, ignore_re_set;
+	const char *parent_pattern, *ignore_pattern;
 	double cg_limit, percent_limit;
 	struct ana_pipeline_opts opts; /* filters, -e, --symfs, --no-debuginfod */
 	enum ana_offcpu_mode time;     /* --off-cpu: waits weighted in ns (view/offcpu.h) */
@@ -129,15 +173,22 @@ struct report {
 	struct frame { struct ana_loc loc; const char *name; bool inlined; } *frames;
 	unsigned nr_frames;
 	int frame_err;                 /* collect_frame() failed */
-	const char **cg_path;          /* its call graph path, MAX_FRAMES */
-	unsigned nr_cg_path;
+	const char **cg_path;          /* a call graph path, MAX_FRAMES */
+	const char **cg_names_tmp;     /* its frames' names, MAX_FRAMES */
 	struct hist_entry **stack_entries; /* its distinct entries, MAX_FRAMES */
+	unsigned *stack_pos;           /* the frame of each of them */
+	const char *parent;            /* its parent (--parent), or NULL */
 	bool memo_on;                  /* fast_keys: stacks can be memoized */
 	struct memo_table memos;
+	struct amb_hashmap threads_map; /* -T: tid -> struct thread_total */
 };
 
-/* The header lines: host, kernel, command, duration, samples, events. */
+/* The header lines: host, kernel, command, duration, samples, events;
+ * with --header, perf's fuller header first. */
 void ana_report_print_header(struct report *r, struct ana_out *o);
+
+/* -T: each thread's period per event, perf report's --threads table. */
+void ana_report_print_threads(struct report *r, struct ana_out *o);
 
 /* One event's table (or JSON object), entries sorted by overhead, each with
  * its call graph when -g was given.  *@first_json tracks the JSON commas. */

@@ -4,10 +4,12 @@
  * each event's table sorted by overhead (self or children), the call graph
  * under each entry, and the same as JSON.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analyze/cmd/report.h"
 #include "common/perf_stat.h"
@@ -116,7 +118,13 @@ static void print_callgraph(struct report *r, struct ana_out *o, struct hist_ent
 			    uint64_t total)
 {
 	char prefix[1024];
+	struct cg_node *n;
 
+	/* A graph whose every branch is below the limit is left out whole. */
+	for (n = e->cg; n && pct(n->period, total) < r->cg_limit; n = n->next)
+		;
+	if (!n)
+		return;
 	memset(prefix, ' ', 12);
 	ana_out_printf(o, "            |\n");
 	if (e->cg && !e->cg->next && pct(e->cg->period, total) >= r->cg_limit) {
@@ -176,6 +184,82 @@ static void print_counts(struct report *r, struct ana_out *o)
 	amb_stat_free(st);
 }
 
+/* "# KEY : VALUE" for META @key, when recorded. */
+static void header_meta(struct report *r, struct ana_out *o, const char *label, const char *key)
+{
+	const char *v = ana_session_meta(r->s, key);
+
+	if (!v)
+		return;
+	ana_out_printf(o, "# %s : ", label);
+	ana_out_text(o, v);
+	ana_out_char(o, '\n');
+}
+
+/* "# LINE" for each line of @b. */
+static void header_lines(struct ana_out *o, const struct amb_buf *b)
+{
+	const char *p = (const char *)b->data, *end = p ? p + b->len : p;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		ana_out_str(o, "# ");
+		ana_out_text(o, line);
+		ana_out_char(o, '\n');
+		p += n + 1;
+	}
+}
+
+/* --header: what perf report --header shows, from the recording's META,
+ * EVENT_ATTR and TOPOLOGY blocks. */
+static void print_full_header(struct report *r, struct ana_out *o)
+{
+	const struct amb_file_header *fh = amb_reader_header(ana_session_reader(r->s));
+	struct amb_buf b = AMB_BUF_INIT;
+	time_t secs = (time_t)(fh->created_ns / 1000000000u);
+	struct tm tm;
+	char when[64] = "?";
+
+	if (gmtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y UTC", &tm);
+	ana_out_printf(o, "# ========\n# captured on : %s\n", when);
+	header_meta(r, o, "hostname", "hostname");
+	header_meta(r, o, "os release", "uname.release");
+	header_meta(r, o, "amber version", "amber.version");
+	header_meta(r, o, "perf version", "perf.version");
+	header_meta(r, o, "arch", "uname.machine");
+	header_meta(r, o, "nrcpus online", "cpus.online");
+	header_meta(r, o, "cpudesc", "cpu.model");
+	header_meta(r, o, "cpuid", "cpu.cpuid");
+	header_meta(r, o, "cmdline", "cmdline");
+	header_meta(r, o, "target", "target");
+	for (size_t i = 0; i < ana_session_event_count(r->s); i++) {
+		const struct ana_event *e = ana_session_event(r->s, i);
+
+		b.len = 0;
+		ana_out_str(o, "# event : name = ");
+		ana_out_text(o, e->name);
+		ana_out_printf(o, ", type = %u, config = 0x%llx, %s = %llu, sample_type = ",
+			       e->attr.type, (unsigned long long)e->attr.config,
+			       e->attr.freq ? "sample_freq" : "sample_period",
+			       (unsigned long long)e->attr.sample_period);
+		if (!ana_describe_sample_type(e->attr.sample_type, &b))
+			ana_out_write(o, (const char *)b.data, b.len);
+		ana_out_printf(o, ", ids = %u\n", e->nr_ids);
+	}
+	b.len = 0;
+	if (ana_describe_topology(r->s, &b) > 0)
+		header_lines(o, &b);
+	header_meta(r, o, "clock", "clock");
+	header_meta(r, o, "lost records", "lost.records");
+	header_meta(r, o, "lost samples", "lost.samples");
+	amb_buf_free(&b);
+}
+
 void ana_report_print_header(struct report *r, struct ana_out *o)
 {
 	struct ana_session_stats st;
@@ -201,17 +285,24 @@ void ana_report_print_header(struct report *r, struct ana_out *o)
 		print_counts(r, o);
 		return;
 	}
-	ana_out_printf(o, "# ========\n# host: ");
+	if (r->header)
+		print_full_header(r, o);
+	else
+		ana_out_printf(o, "# ========\n");
+	ana_out_printf(o, "# host: ");
 	ana_out_text(o, (v = ana_session_meta(r->s, "hostname")) ? v : "?");
 	ana_out_printf(o, "\n# kernel: ");
 	ana_out_text(o, (v = ana_session_meta(r->s, "uname.release")) ? v : "?");
 	ana_out_printf(o, "\n# command: ");
 	ana_out_text(o, (v = ana_session_meta(r->s, "cmdline")) ? v : "?");
 	ana_out_char(o, '\n');
-	ana_out_printf(o, "# duration: %.3f s\n",
-		       st.last_time > st.first_time ? (double)(st.last_time - st.first_time) / 1e9 : 0.0);
-	ana_out_printf(o, "# samples: %" PRIu64 ", lost: %" PRIu64 " (%.2f%%)\n", st.samples, lost,
-		       pct(lost, st.samples + lost));
+	/* --header-only reads no sample: the counts come from a run. */
+	if (!r->header_only) {
+		ana_out_printf(o, "# duration: %.3f s\n", st.last_time > st.first_time ?
+			       (double)(st.last_time - st.first_time) / 1e9 : 0.0);
+		ana_out_printf(o, "# samples: %" PRIu64 ", lost: %" PRIu64 " (%.2f%%)\n",
+			       st.samples, lost, pct(lost, st.samples + lost));
+	}
 	ana_out_printf(o, "# events:");
 	for (i = 0; i < ana_session_event_count(r->s); i++) {
 		ana_out_str(o, i ? ", " : " ");
@@ -222,11 +313,178 @@ void ana_report_print_header(struct report *r, struct ana_out *o)
 	ana_out_printf(o, "# ========\n#\n");
 }
 
+/* The weight an entry is sorted and limited by. */
+static uint64_t shown_weight(const struct report *r, const struct hist_entry *e)
+{
+	return entry_weight(r, e);
+}
+
+/* The value of key @k of @e for JSON: the symbol without perf's "[.] ". */
+static void json_key(struct report *r, struct ana_out *o, const struct hist_entry *e, size_t k,
+		     char *buf, size_t len)
+{
+	const char *v = key_value(e->key, k, buf, len);
+
+	ana_out_printf(o, ",");
+	ana_out_json(o, r->keys[k].kind == SK_FIELD ? r->keys[k].name :
+			ana_report_sort_names[r->keys[k].kind].opt);
+	ana_out_printf(o, ":");
+	if (r->keys[k].kind == SK_SYM && strlen(v) >= 4 && v[0] == '[' && v[2] == ']') {
+		ana_out_json(o, v + 4);
+		ana_out_printf(o, ",\"kernel\":%s", v[1] == 'k' ? "true" : "false");
+	} else if (r->keys[k].kind == SK_SYM_SIZE) {
+		ana_out_printf(o, "%s", v);
+	} else {
+		ana_out_json(o, v);
+	}
+}
+
+static void print_json(struct report *r, struct ana_out *o, struct hist *h,
+		       struct hist_entry **v, size_t nr, bool *first_json)
+{
+	char buf[4096];
+
+	ana_out_printf(o, "%s{\"event\":", *first_json ? "" : ",");
+	*first_json = false;
+	ana_out_json(o, h->evt ? h->evt->name : "[unknown]");
+	ana_out_printf(o, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"total_samples\":%"
+		       PRIu64 ",\"total_period\":%" PRIu64 ",\"entries\":[", h->samples, h->period,
+		       h->total_samples, h->total);
+	for (size_t i = 0; i < nr; i++) {
+		ana_out_printf(o, "%s{\"overhead\":%.4f,", i ? "," : "",
+			       pct(entry_weight(r, v[i]), h->total));
+		if (r->children)
+			ana_out_printf(o, "\"self\":%.4f,", pct(v[i]->period, h->total));
+		ana_out_printf(o, "\"samples\":%" PRIu64 ",\"period\":%" PRIu64, v[i]->samples,
+			       v[i]->period);
+		for (size_t k = 0; k < r->nr_keys; k++)
+			json_key(r, o, v[i], k, buf, sizeof(buf));
+		ana_out_printf(o, "}");
+	}
+	ana_out_printf(o, "]}");
+}
+
+/* ---- --hierarchy ---------------------------------------------------------- */
+
+/* The length of the first @level + 1 values of @key, separators included. */
+static size_t key_prefix(const char *key, size_t level)
+{
+	const char *p = key;
+
+	for (size_t i = 0; i <= level; i++) {
+		const char *sep = strchr(p, KEY_SEP);
+
+		if (!sep)
+			return strlen(key);
+		p = sep + 1;
+	}
+	return (size_t)(p - key);
+}
+
+static void hier_free(struct hier_node *n)
+{
+	while (n) {
+		struct hier_node *next = n->next;
+
+		hier_free(n->child);
+		free(n);
+		n = next;
+	}
+}
+
+/* Add @e under *@list at @level and below. */
+static int hier_add(struct hier_node **list, const struct hist_entry *e, size_t level,
+		    size_t nr_keys)
+{
+	for (; level < nr_keys; level++) {
+		size_t len = key_prefix(e->key, level);
+		struct hier_node *n;
+
+		for (n = *list; n && !(n->len == len && !memcmp(n->key, e->key, len)); n = n->next)
+			;
+		if (!n) {
+			n = calloc(1, sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			n->key = e->key;
+			n->len = len;
+			n->next = *list;
+			*list = n;
+		}
+		n->period += e->period;
+		n->samples += e->samples;
+		n->weight += e->period;
+		list = &n->child;
+	}
+	return 0;
+}
+
+static int hier_cmp(const void *a, const void *b)
+{
+	const struct hier_node *x = *(struct hier_node *const *)a, *y = *(struct hier_node *const *)b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->key, y->key) < 0 ? -1 : 1;
+}
+
+/* Print @list at @level, heaviest first, perf's --hierarchy layout. */
+static void hier_print(struct report *r, struct ana_out *o, struct hist *h, struct hier_node *list,
+		       size_t level)
+{
+	struct hier_node **v, *n;
+	size_t nr = 0, i;
+	char buf[4096];
+
+	for (n = list; n; n = n->next)
+		nr++;
+	v = malloc((nr ? nr : 1) * sizeof(*v));
+	if (!v)
+		return;
+	for (nr = 0, n = list; n; n = n->next)
+		v[nr++] = n;
+	qsort(v, nr, sizeof(*v), hier_cmp);
+	for (i = 0; i < nr; i++) {
+		n = v[i];
+		if (pct(n->weight, h->total) < r->percent_limit)
+			continue;
+		ana_out_printf(o, "%*s%9.2f%%        ", (int)(3 * level), "", pct(n->weight, h->total));
+		ana_out_str(o, key_text(n->key, level, buf, sizeof(buf)));
+		ana_out_char(o, '\n');
+		hier_print(r, o, h, n->child, level + 1);
+	}
+	free(v);
+}
+
+static void print_hierarchy(struct report *r, struct ana_out *o, struct hist *h,
+			    struct hist_entry **v, size_t nr)
+{
+	struct hier_node *root = NULL;
+	char buf[4096];
+	size_t i, k;
+
+	for (i = 0; i < nr; i++)
+		if (hier_add(&root, v[i], 0, r->nr_keys))
+			break;
+	/* perf's layout: each level indented by three more columns. */
+	ana_out_printf(o, "#       Overhead  ");
+	for (k = 0; k < r->nr_keys; k++)
+		ana_out_printf(o, "%s%s", k ? " / " : "",
+			       amb_text_escape(buf, sizeof(buf), r->keys[k].name));
+	ana_out_printf(o, "\n# ..............  ........................................\n#\n");
+	if (i == nr)
+		hier_print(r, o, h, root, 0);
+	hier_free(root);
+	ana_out_printf(o, "\n");
+}
+
+/* ---- the table ------------------------------------------------------------- */
+
 void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, bool *first_json)
 {
 	struct hist_entry **v;
-	size_t nr = 0, i, k, width[16] = { 0 };
-	uint64_t total = h->period;
+	size_t nr = 0, i, k, col, width[16] = { 0 };
+	uint64_t total = h->total;
 	char buf[4096];
 
 	if (!h->samples)
@@ -237,34 +495,13 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 	for (i = 0; i < h->nr; i++) {
 		struct hist_entry *e = h->entries[i];
 
-		if (pct(entry_weight(r, e), total) >= r->percent_limit && entry_weight(r, e))
+		if (pct(shown_weight(r, e), total) >= r->percent_limit && shown_weight(r, e))
 			v[nr++] = e;
 	}
 	sort_ctx = r;
 	qsort(v, nr, sizeof(*v), entry_cmp);
 	if (r->json) {
-		ana_out_printf(o, "%s{\"event\":", *first_json ? "" : ",");
-		*first_json = false;
-		ana_out_json(o, h->evt ? h->evt->name : "[unknown]");
-		ana_out_printf(o, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
-			       h->samples, h->period);
-		for (i = 0; i < nr; i++) {
-			ana_out_printf(o, "%s{\"overhead\":%.4f,", i ? "," : "",
-				       pct(entry_weight(r, v[i]), total));
-			if (r->children)
-				ana_out_printf(o, "\"self\":%.4f,", pct(v[i]->period, total));
-			ana_out_printf(o, "\"samples\":%" PRIu64 ",\"period\":%" PRIu64, v[i]->samples,
-				       v[i]->period);
-			for (k = 0; k < r->nr_keys; k++) {
-				ana_out_printf(o, ",");
-				ana_out_json(o, r->keys[k].kind == SK_FIELD ? r->keys[k].name :
-						ana_report_sort_names[r->keys[k].kind].opt);
-				ana_out_printf(o, ":");
-				ana_out_json(o, key_value(v[i]->key, k, buf, sizeof(buf)));
-			}
-			ana_out_printf(o, "}");
-		}
-		ana_out_printf(o, "]}");
+		print_json(r, o, h, v, nr, first_json);
 		free(v);
 		return;
 	}
@@ -276,27 +513,56 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 	}
 	ana_out_printf(o, "# Samples: %" PRIu64 " of event '", h->samples);
 	ana_out_text(o, h->evt ? h->evt->name : "[unknown]");
-	ana_out_printf(o, "'\n# Event count (approx.): %" PRIu64 "\n#\n", h->period);
-	ana_out_printf(o, "# %s", r->children ? "Children      Self" : "Overhead");
-	ana_out_printf(o, "  %10s  %14s", "Samples", "Period");
+	ana_out_printf(o, "'");
+	if (h->total_samples != h->samples)
+		ana_out_printf(o, " (of %" PRIu64 "; shares are of all: --percentage relative "
+			       "for shares of these)", h->total_samples);
+	ana_out_printf(o, "\n# Event count (approx.): %" PRIu64 "\n#\n", h->period);
+	if (r->hierarchy) {
+		print_hierarchy(r, o, h, v, nr);
+		free(v);
+		return;
+	}
+	/* The columns perf calls overhead_children, overhead, sample, period,
+	 * then the keys; "# " starts the header lines, two spaces every
+	 * column of the rows. */
+	col = 0;
+	if (r->columns & COL_CHILDREN)
+		ana_out_printf(o, "%s%8s", col++ ? "  " : "# ", "Children");
+	if (r->columns & COL_OVERHEAD)
+		ana_out_printf(o, "%s%8s", col++ ? "  " : "# ", r->children ? "Self" : "Overhead");
+	if (r->columns & COL_SAMPLES)
+		ana_out_printf(o, "%s%10s", col++ ? "  " : "# ", "Samples");
+	if (r->columns & COL_PERIOD)
+		ana_out_printf(o, "%s%14s", col++ ? "  " : "# ", "Period");
 	for (k = 0; k < r->nr_keys; k++)
-		ana_out_printf(o, "  %-*s", k + 1 < r->nr_keys ? (int)width[k] : 0,
+		ana_out_printf(o, "%s%-*s", col++ ? "  " : "# ", k + 1 < r->nr_keys ? (int)width[k] : 0,
 			       amb_text_escape(buf, sizeof(buf), r->keys[k].name));
-	ana_out_printf(o, "\n# %s  %10s  %14s", r->children ? "........  ........" : "........",
-		       "..........", "..............");
+	col = 0;
+	ana_out_char(o, '\n');
+	if (r->columns & COL_CHILDREN)
+		ana_out_printf(o, "%s........", col++ ? "  " : "# ");
+	if (r->columns & COL_OVERHEAD)
+		ana_out_printf(o, "%s........", col++ ? "  " : "# ");
+	if (r->columns & COL_SAMPLES)
+		ana_out_printf(o, "%s..........", col++ ? "  " : "# ");
+	if (r->columns & COL_PERIOD)
+		ana_out_printf(o, "%s..............", col++ ? "  " : "# ");
 	for (k = 0; k < r->nr_keys; k++) {
 		memset(buf, '.', width[k]);
 		buf[width[k]] = '\0';
-		ana_out_printf(o, "  %s", buf);
+		ana_out_printf(o, "%s%s", col++ ? "  " : "# ", buf);
 	}
 	ana_out_printf(o, "\n#\n");
 	for (i = 0; i < nr; i++) {
-		if (r->children)
-			ana_out_printf(o, "  %7.2f%%  %7.2f%%", pct(v[i]->children, total),
-				       pct(v[i]->period, total));
-		else
+		if (r->columns & COL_CHILDREN)
+			ana_out_printf(o, "  %7.2f%%", pct(v[i]->children, total));
+		if (r->columns & COL_OVERHEAD)
 			ana_out_printf(o, "  %7.2f%%", pct(v[i]->period, total));
-		ana_out_printf(o, "  %10" PRIu64 "  %14" PRIu64, v[i]->samples, v[i]->period);
+		if (r->columns & COL_SAMPLES)
+			ana_out_printf(o, "  %10" PRIu64, v[i]->samples);
+		if (r->columns & COL_PERIOD)
+			ana_out_printf(o, "  %14" PRIu64, v[i]->period);
 		for (k = 0; k < r->nr_keys; k++) {
 			key_text(v[i]->key, k, buf, sizeof(buf));
 			if (k + 1 < r->nr_keys)
@@ -309,5 +575,76 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 			print_callgraph(r, o, v[i], total);
 	}
 	ana_out_printf(o, "\n");
+	free(v);
+}
+
+/* ---- -T ---------------------------------------------------------------------- */
+
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct thread_total *x = *(struct thread_total *const *)a;
+	const struct thread_total *y = *(struct thread_total *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void ana_report_print_threads(struct report *r, struct ana_out *o)
+{
+	struct amb_hashmap_slot *slot;
+	struct thread_total **v;
+	size_t n = 0, i, e;
+	bool first;
+
+	amb_hashmap_for_each(&r->threads_map, slot)
+		n++;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return;
+	n = 0;
+	amb_hashmap_for_each(&r->threads_map, slot)
+		v[n++] = slot->value;
+	qsort(v, n, sizeof(*v), thread_cmp);
+	if (r->json) {
+		ana_out_printf(o, ",\"threads\":[");
+		for (i = 0; i < n; i++) {
+			ana_out_printf(o, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", i ? "," : "", v[i]->pid,
+				       v[i]->tid);
+			ana_out_json(o, v[i]->comm);
+			ana_out_printf(o, ",\"period\":{");
+			for (e = 0, first = true; e < r->nr_hists; e++) {
+				if (!r->hists[e].samples)
+					continue;
+				if (!first)
+					ana_out_char(o, ',');
+				first = false;
+				ana_out_json(o, r->hists[e].evt ? r->hists[e].evt->name : "[unknown]");
+				ana_out_printf(o, ":%" PRIu64, v[i]->period[e]);
+			}
+			ana_out_printf(o, "}}");
+		}
+		ana_out_printf(o, "]");
+		free(v);
+		return;
+	}
+	/* perf report -T: a line per thread, a column per event. */
+	ana_out_printf(o, "#\n# Threads: the period of their samples per event\n#\n#     PID      TID");
+	for (e = 0; e < r->nr_hists; e++) {
+		if (!r->hists[e].samples)
+			continue;
+		ana_out_str(o, "  ");
+		ana_out_text_right(o, r->hists[e].evt ? r->hists[e].evt->name : "[unknown]", 16);
+	}
+	ana_out_printf(o, "  Command\n");
+	for (i = 0; i < n; i++) {
+		ana_out_printf(o, "  %7u  %7u", v[i]->pid, v[i]->tid);
+		for (e = 0; e < r->nr_hists; e++)
+			if (r->hists[e].samples)
+				ana_out_printf(o, "  %16" PRIu64, v[i]->period[e]);
+		ana_out_str(o, "  ");
+		ana_out_text(o, v[i]->comm);
+		ana_out_char(o, '\n');
+	}
 	free(v);
 }

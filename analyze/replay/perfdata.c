@@ -803,7 +803,8 @@ bool ana_perfdata_probe(const void *head, size_t len)
 bool ana_perfdata_hint(const char *path)
 {
 	uint8_t head[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	bool is;
 
 	if (fd < 0)

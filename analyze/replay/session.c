@@ -471,6 +471,7 @@ static int load_tables(struct ana_session *s)
 int ana_session_open(const char *path, struct ana_session **out)
 {
 	struct ana_session *s;
+	amb_warn_fn warn;
 	int err;
 
 	*out = NULL;
@@ -483,7 +484,11 @@ int ana_session_open(const char *path, struct ana_session **out)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* The reader's problems are warned about once, below, with the
+	 * file's name: not also as the reader meets them. */
+	warn = amb_set_warn(NULL, NULL);
 	err = amb_reader_open(path, 0, &s->r);
+	amb_set_warn(warn, NULL);
 	if (err == -AMB_E_MAGIC)
 		ana_perfdata_hint(path);
 	if (err)

@@ -202,3 +202,15 @@ const struct ana_ksym *ana_ksyms_find(const struct ana_ksyms *k, uint64_t addr,
 		*offset = addr - s->addr;
 	return s;
 }
+
+uint64_t ana_ksyms_size(const struct ana_ksyms *k, const struct ana_ksym *s)
+{
+	size_t i;
+
+	if (!k || !k->nr || s < k->syms || s >= k->syms + k->nr)
+		return 0;
+	for (i = (size_t)(s - k->syms) + 1; i < k->nr; i++)
+		if (k->syms[i].addr != s->addr)
+			return k->syms[i].addr - s->addr;
+	return 0;
+}

@@ -41,4 +41,8 @@ size_t ana_ksyms_bad_lines(const struct ana_ksyms *k);
 const struct ana_ksym *ana_ksyms_find(const struct ana_ksyms *k, uint64_t addr,
 				      uint64_t *offset);
 
+/* The size of @s, a symbol of @k: up to the next symbol's start, as its
+ * end is; 0 for the last one, or a symbol not of @k. */
+uint64_t ana_ksyms_size(const struct ana_ksyms *k, const struct ana_ksym *s);
+
 #endif /* AMB_ANALYZE_KSYMS_H */

@@ -69,6 +69,8 @@ struct ana_machine {
 	struct ana_session *ksyms_src; /* KSYMS not parsed yet: see machine_ksyms() */
 	struct amb_hashmap threads;    /* tid -> struct ana_thread */
 	struct amb_hashmap procs;      /* pid -> struct proc */
+	uint64_t broken_chains;        /* frame-pointer chains cut (stackwalk.c) */
+	const struct ana_dso *broken_dsos[4]; /* after frames of these */
 };
 
 static void *id_get(const struct amb_hashmap *t, uint32_t id)
@@ -521,6 +523,13 @@ const struct ana_ksym *ana_machine_ksym(struct ana_machine *m, uint64_t addr, ui
 	return ana_ksyms_find(machine_ksyms(m), addr, off);
 }
 
+uint64_t ana_loc_sym_size(struct ana_machine *m, const struct ana_loc *loc)
+{
+	if (loc->kind == ANA_LOC_KERNEL)
+		return ana_ksyms_size(machine_ksyms(m), loc->ksym);
+	return loc->kind == ANA_LOC_SYM ? loc->sym->sym_size : 0;
+}
+
 static bool is_kernel(unsigned cpumode, uint64_t addr)
 {
 	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
@@ -620,6 +629,28 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
 	slot->loc = *loc;
 }
 
+void ana_machine_note_broken_chain(struct ana_machine *m, const struct ana_dso *dso)
+{
+	m->broken_chains++;
+	for (size_t i = 0; dso && i < AMB_ARRAY_SIZE(m->broken_dsos); i++) {
+		if (m->broken_dsos[i] == dso)
+			break;
+		if (!m->broken_dsos[i]) {
+			m->broken_dsos[i] = dso;
+			break;
+		}
+	}
+}
+
+uint64_t ana_machine_broken_chains(const struct ana_machine *m, const char **names, size_t max,
+				   size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(m->broken_dsos) && m->broken_dsos[i] && *n < max; i++)
+		names[(*n)++] = m->broken_dsos[i]->short_name;
+	return m->broken_chains;
+}
+
 const char *ana_loc_dso_name(const struct ana_loc *loc)
 {
 	if (loc->kind == ANA_LOC_TRUNCATED)
@@ -657,9 +688,30 @@ const char *ana_loc_sym_name(const struct ana_loc *loc, char *buf, size_t len)
 		return buf;
 	case ANA_LOC_TRUNCATED:
 		return "[truncated]";
+	case ANA_LOC_BROKEN_FP:
+		return "[broken frame-pointer chain]";
 	case ANA_LOC_UNKNOWN:
 	default:
 		return "[unknown]";
+	}
+}
+
+const char *ana_loc_frame_name(const struct ana_loc *loc, char *buf, size_t len)
+{
+	const char *name = ana_loc_sym_name(loc, buf, len);
+
+	if (loc->kernel || !loc->dso || !loc->map)
+		return name;
+	switch (loc->kind) {
+	case ANA_LOC_NO_SYM:
+	case ANA_LOC_NO_FILE:
+	case ANA_LOC_STALE:
+		snprintf(buf, len, "%s%s+0x%" PRIx64, loc->kind == ANA_LOC_STALE ?
+			 "[stale build-id] " : "", ana_loc_dso_name(loc),
+			 ana_map_file_offset(loc->map, loc->addr));
+		return buf;
+	default:
+		return name;
 	}
 }
 

@@ -95,6 +95,8 @@ enum ana_loc_kind {
 	ANA_LOC_NO_FILE,       /* in a DSO whose ELF is missing, or [vdso], //anon, JIT */
 	ANA_LOC_STALE,         /* in a DSO whose only candidates have another build-id */
 	ANA_LOC_TRUNCATED,     /* marker frame: the user stack copy ended first (unwind.h) */
+	ANA_LOC_BROKEN_FP,     /* marker frame: the frame-pointer chain went on into
+				* addresses where nothing is mapped (stackwalk.h) */
 };
 
 /* One address, resolved.  Pointers are owned by the machine and its DSOs. */
@@ -128,6 +130,21 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
  * KSYMS block on first use. */
 const struct ana_ksym *ana_machine_ksym(struct ana_machine *m, uint64_t addr, uint64_t *off);
 
+/* The size of @loc's symbol (the ELF symbol's, or a kernel symbol's up to
+ * the next one), 0 when unknown. */
+uint64_t ana_loc_sym_size(struct ana_machine *m, const struct ana_loc *loc);
+
+/*
+ * A frame-pointer call chain of a sample was cut after a frame in @dso
+ * (NULL: not known): the code there keeps no frame pointer (stackwalk.c).
+ * The machine remembers how many and the first few DSOs, for one warning.
+ */
+void ana_machine_note_broken_chain(struct ana_machine *m, const struct ana_dso *dso);
+/* How many chains were cut, and up to @max of their DSOs' short names
+ * (distinct) into @names, their number in *@n. */
+uint64_t ana_machine_broken_chains(const struct ana_machine *m, const char **names, size_t max,
+				   size_t *n);
+
 /* Name of the object @loc is in: DSO short name, "[kernel.kallsyms]",
  * "[module]", or "[unknown]". */
 const char *ana_loc_dso_name(const struct ana_loc *loc);
@@ -148,6 +165,15 @@ const char *ana_loc_sym_name(const struct ana_loc *loc, char *buf, size_t len);
  * address and what is asked), so it keys caches of resolved stacks.
  */
 uint64_t ana_machine_space_gen(const struct ana_machine *m, const struct ana_thread *t);
+
+/*
+ * The name of @loc as a frame of a stack where no column names its object
+ * (flame graphs, folded stacks, the export formats): ana_loc_sym_name(),
+ * but for what has no symbol in a known object "object+0xoffset"
+ * ("libfoo.so+0xfce63"), so that such frames of different objects stay
+ * apart.  Made-up names are formatted into @buf.
+ */
+const char *ana_loc_frame_name(const struct ana_loc *loc, char *buf, size_t len);
 
 /* The file offset @addr corresponds to inside @map's DSO. */
 static inline uint64_t ana_map_file_offset(const struct ana_map *map, uint64_t addr)

@@ -28,6 +28,10 @@ struct ana_pipeline {
 	void (*progress)(void *ctx);
 	void *progress_ctx;
 	struct ana_pipeline_stats st;
+	const struct ana_event *event;   /* the only one handed over, or NULL */
+	uint64_t *ev_period;             /* per event (+1: no event), within --time: */
+	uint64_t *ev_samples;            /* period and samples */
+	bool warned_broken;              /* warn_broken_chains() spoke */
 	/* The thread of the last sample, what ana_machine_thread() gives
 	 * again while its tid and pid stay (samples come in runs of one
 	 * thread); forgotten at every other record. */
@@ -47,17 +51,34 @@ void ana_pipeline_opts_free(struct ana_pipeline_opts *o)
 	ana_field_filter_free(&o->ff);
 }
 
-/* -ENOENT, with the recording's events in the detail, when -e names none. */
-static int check_event(const struct ana_session *s, const char *event)
+/*
+ * The event -e names into *@found; -ENOENT, with the recording's events
+ * in the detail, when it names none.  Without -e and with @one, the first
+ * sampled event.
+ */
+static int check_event(const struct ana_session *s, const char *event, bool one,
+		       const struct ana_event **found)
 {
 	struct amb_buf b = AMB_BUF_INIT;
 	size_t n = ana_session_event_count(s), i;
 
+	*found = NULL;
+	for (i = 0; !event && one && i < n; i++) {
+		const struct ana_event *e = ana_session_event(s, i);
+
+		if (e->attr.sample_period && e->attr.sample_type && e->nr_ids) {
+			*found = e;
+			return 0;
+		}
+	}
 	if (!event)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ana_session_event(s, i)->name, event))
+	for (i = 0; i < n; i++) {
+		if (!strcmp(ana_session_event(s, i)->name, event)) {
+			*found = ana_session_event(s, i);
 			return 0;
+		}
+	}
 	if (!amb_buf_printf(&b, "no event '%s' in the recording (events:", event)) {
 		for (i = 0; i < n; i++)
 			if (amb_buf_printf(&b, "%s %s", i ? "," : "", ana_session_event(s, i)->name))
@@ -98,7 +119,6 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 		return -ENOMEM;
 	p->o = o;
 	p->filter = o->filter;
-	p->filter.first_time = 0;
 	p->ff.terms = o->ff.terms;
 	p->ff.nr = o->ff.nr;
 	p->frame_filter = o->filter.dsos || o->filter.syms;
@@ -113,14 +133,17 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	ana_session_set_jobs(p->s, o->jobs);
 	err = ana_filter_prepare(&p->filter, p->s);
 	if (err) {
-		amb_errmsg_set("--time: %s", amb_strerror(err));
+		if (!*amb_errmsg())
+			amb_errmsg_set("--time: %s", amb_strerror(err));
 		goto fail;
 	}
-	err = check_event(p->s, o->event);
+	err = check_event(p->s, o->event, o->one_event, &p->event);
 	if (err)
 		goto fail;
 	err = -ENOMEM;
-	p->dsos = ana_dso_table_new(&o->dso);
+	p->ev_period = calloc(ana_session_event_count(p->s) + 1, sizeof(*p->ev_period));
+	p->ev_samples = calloc(ana_session_event_count(p->s) + 1, sizeof(*p->ev_samples));
+	p->dsos = p->ev_period && p->ev_samples ? ana_dso_table_new(&o->dso) : NULL;
 	p->m = p->dsos ? ana_machine_new(p->dsos) : NULL;
 	if (!p->m || ana_embed_open(ana_session_reader(p->s), NULL, &p->embed) ||
 	    ana_machine_load_session(p->m, p->s) || make_unwinder(p))
@@ -158,6 +181,8 @@ void ana_pipeline_close(struct ana_pipeline *p)
 	ana_embed_free(p->embed);
 	ana_session_close(p->s);
 	amb_buf_free(&p->ff.scratch);
+	free(p->ev_period);
+	free(p->ev_samples);
 	free(p);
 }
 
@@ -206,8 +231,10 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	p->st.samples++;
 	if (!ana_filter_time(&p->filter, s->time))
 		goto filtered;
-	if (p->o->event && (!s->evt || strcmp(s->evt->name, p->o->event)))
+	if (p->event && (!s->evt || (s->evt != p->event && strcmp(s->evt->name, p->event->name))))
 		return 0;
+	p->ev_period[s->evt ? s->evt->index : ana_session_event_count(p->s)] += s->period;
+	p->ev_samples[s->evt ? s->evt->index : ana_session_event_count(p->s)]++;
 	if (p->last_t && s->tid == p->last_tid &&
 	    (s->pid == ana_thread_pid(p->last_t) || s->pid == UINT32_MAX)) {
 		t = p->last_t;
@@ -229,14 +256,42 @@ filtered:
 	return 0;
 }
 
+/*
+ * Once a run is over: call chains cut where frame pointers gave out
+ * (stackwalk.c) are said once, with where they went wrong and what would
+ * give real stacks.
+ */
+static void warn_broken_chains(struct ana_pipeline *p)
+{
+	const char *names[4];
+	size_t n, i;
+	char list[256] = "";
+
+	if (p->warned_broken || !ana_machine_broken_chains(p->m, names, AMB_ARRAY_SIZE(names), &n))
+		return;
+	p->warned_broken = true;
+	for (i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : " in ",
+			 names[i]);
+	amb_warn("call chains followed frame pointers through code built without them%s, into "
+		 "addresses where nothing is mapped: they end at [broken frame-pointer chain]; "
+		 "record with --call-graph dwarf for real stacks", list);
+}
+
 int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn other, void *ctx)
 {
+	int err;
+
 	memset(&p->st, 0, sizeof(p->st));
+	memset(p->ev_period, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_period));
+	memset(p->ev_samples, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_samples));
 	p->last_t = NULL;
 	p->fn = fn;
 	p->other = other;
 	p->ctx = ctx;
-	return ana_session_for_each(p->s, on_record, p);
+	err = ana_session_for_each(p->s, on_record, p);
+	warn_broken_chains(p);
+	return err;
 }
 
 void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx), void *ctx)
@@ -250,6 +305,16 @@ void ana_pipeline_get_stats(const struct ana_pipeline *p, struct ana_pipeline_st
 	*st = p->st;
 }
 
+uint64_t ana_pipeline_event_period(const struct ana_pipeline *p, const struct ana_event *evt,
+				   uint64_t *samples)
+{
+	size_t i = evt ? evt->index : ana_session_event_count(p->s);
+
+	if (samples)
+		*samples = p->ev_samples[i];
+	return p->ev_period[i];
+}
+
 unsigned ana_pipeline_walk(struct ana_pipeline *p, struct ana_thread *t,
 			   const struct ana_sample *s, unsigned want, unsigned max_depth,
 			   ana_frame_fn fn, void *ctx)
@@ -261,6 +326,16 @@ uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_t
 				const struct ana_sample *s)
 {
 	return ana_stack_key(p->m, p->u, t, s);
+}
+
+const struct ana_filter *ana_pipeline_filter(const struct ana_pipeline *p)
+{
+	return &p->filter;
+}
+
+const struct ana_event *ana_pipeline_event(const struct ana_pipeline *p)
+{
+	return p->event;
 }
 
 struct ana_session *ana_pipeline_session(const struct ana_pipeline *p)

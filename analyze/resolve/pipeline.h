@@ -41,6 +41,8 @@ struct ana_pipeline_opts {
 	struct ana_field_filter ff;     /* --field-filter */
 	struct ana_dso_opts dso;        /* --symfs, --no-debuginfod */
 	const char *event;              /* -e: only this event's samples; NULL: all */
+	bool one_event;                 /* no -e: the first sampling event only
+					 * (ana_pipeline_event() says which) */
 	bool tracepoints;               /* the command formats tracepoint payloads */
 	bool host_files_only;           /* never use the recording's embedded ELF
 					 * files (archive looks for what to add) */
@@ -57,11 +59,12 @@ struct ana_pipeline;
 /*
  * Open the recording @path for analysis with @o (borrowed: it must outlive
  * the pipeline; the pipeline keeps its own copy of the filters' state, so
- * one @o may serve several pipelines in turn, relative --time counting
- * from each recording's first sample).  Returns 0 with *@out set, or an
+ * one @o may serve several pipelines in turn, relative and percentage
+ * --time ranges resolved against each recording's own span).  Returns 0 with *@out set, or an
  * error with *@out NULL and its detail in amb_errmsg():
  *   an error of ana_session_open() (the file cannot be read as a recording);
  *   -ENODATA: a wall-clock --time, and the recording has no clock reference;
+ *   (a --time range outside the recording is warned about, not an error);
  *   -ENOENT: @o->event names no event of the recording (the detail lists them);
  *   -ENOMEM.
  * Free with ana_pipeline_close() (NULL accepted).
@@ -99,6 +102,12 @@ struct ana_pipeline_stats {
 /* Counts of the last ana_pipeline_run(). */
 void ana_pipeline_get_stats(const struct ana_pipeline *p, struct ana_pipeline_stats *st);
 
+/* The period of the samples of @evt (NULL: of no event) the last run read
+ * within --time, before the other filters, and their number in *@samples
+ * (may be NULL): what perf's "--percentage absolute" shares are of. */
+uint64_t ana_pipeline_event_period(const struct ana_pipeline *p, const struct ana_event *evt,
+				   uint64_t *samples);
+
 /*
  * Walk the stack of sample @s of thread @t, as ana_stack_walk() does with
  * the pipeline's machine and unwinder (@want: ANA_SYM_SRCLINE |
@@ -121,6 +130,19 @@ bool ana_pipeline_first_frame_passes(struct ana_pipeline *p, const struct ana_fi
  * cpumodes) mean equal walks; 0 means the sample is unwound. */
 uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_thread *t,
 				const struct ana_sample *s);
+
+/*
+ * The event whose samples the pipeline hands over: -e's, or with
+ * @o->one_event the recording's first event sampled (with a period or a
+ * frequency, in the order recorded); NULL when every event's are, or the
+ * recording has no sampled event.
+ */
+const struct ana_event *ana_pipeline_event(const struct ana_pipeline *p);
+
+/* The filters as this recording resolved them (--time in its perf clock),
+ * for a command that filters records the pipeline does not (script's task
+ * and mmap records). */
+const struct ana_filter *ana_pipeline_filter(const struct ana_pipeline *p);
 
 /* The parts, owned by the pipeline. */
 struct ana_session *ana_pipeline_session(const struct ana_pipeline *p);

@@ -180,7 +180,7 @@ struct ana_sched {
 	size_t cap_cpus;
 	const struct ana_sched_ops *ops;
 	void *ctx;
-	uint64_t win_start, win_end;      /* --time, once the first sample fixed it */
+	uint64_t win_start, win_end;      /* --time, resolved at open (window()) */
 	bool frame_filter;
 	struct ana_sched_stats st;
 };
@@ -213,24 +213,22 @@ static struct ana_thread *machine_thread(struct ana_sched *s, uint32_t pid, uint
 
 /* ---- filters ----------------------------------------------------------------------- */
 
-/* The --time window in perf clock, known once the first sample set the
- * origin of a relative one. */
+/* The --time window in perf clock, as ana_filter_prepare() resolved it
+ * (ana_sched_open() allows one range). */
 static void window(struct ana_sched *s)
 {
 	const struct ana_filter *f = &s->filter;
 
 	s->win_start = 0;
 	s->win_end = UINT64_MAX;
-	if (!f->time_spec)
+	if (!f->time_spec || !f->nr_time)
 		return;
-	if (!f->time_rel) {
-		s->win_start = f->t_start;
-		s->win_end = f->t_end;
+	if (!f->time_ready) {
+		s->win_end = 0;         /* nothing passes */
 		return;
 	}
-	s->win_start = f->first_time + (uint64_t)(f->rel_start * 1e9);
-	if (f->rel_end >= 0)
-		s->win_end = f->first_time + (uint64_t)(f->rel_end * 1e9);
+	s->win_start = f->t_start[0];
+	s->win_end = f->t_end[0];
 }
 
 /* [*@a, *@b] clipped to the window; false when nothing of it is left. */
@@ -550,12 +548,6 @@ static int on_sample(void *ctx, const struct ana_sample *smp, struct ana_thread 
 			return -ENOMEM;
 		st->target = true;
 	}
-	/* The first sample of any kind starts a relative --time, as it
-	 * does for the pipeline. */
-	if (!s->filter.first_time) {
-		ana_filter_time(&s->filter, smp->time);
-		window(s);
-	}
 	switch (kind) {
 	case TP_SWITCH:
 		return on_switch_tp(s, smp, t);
@@ -688,9 +680,7 @@ int ana_sched_run(struct ana_sched *s, const struct ana_sched_ops *ops, void *ct
 	int err;
 
 	forget_threads(s);
-	s->filter.first_time = 0;
-	s->win_start = 0;
-	s->win_end = UINT64_MAX;
+	window(s);
 	memset(&s->st, 0, sizeof(s->st));
 	s->ops = ops;
 	s->ctx = ctx;
@@ -812,17 +802,25 @@ int ana_sched_open(const char *path, struct ana_pipeline_opts *o, unsigned flags
 	s->raw.event = NULL;
 	s->raw.tracepoints = true;
 	s->filter = o->filter;
-	s->filter.first_time = 0;
 	s->frame_filter = o->filter.dsos || o->filter.syms;
 	s->win_end = UINT64_MAX;
 	err = ana_pipeline_open(path, &s->raw, &s->p);
 	if (err)
 		goto fail;
-	err = ana_filter_prepare(&s->filter, ana_pipeline_session(s->p));
-	if (err) {
-		amb_errmsg_set("--time: %s", amb_strerror(err));
+	/* Waits are clipped to one window; several would split them. */
+	if (s->filter.nr_time > 1) {
+		amb_errmsg_set("--time '%s': the scheduler's views take one range",
+			       s->filter.time_spec);
+		err = -EINVAL;
 		goto fail;
 	}
+	err = ana_filter_prepare(&s->filter, ana_pipeline_session(s->p));
+	if (err) {
+		if (!*amb_errmsg())
+			amb_errmsg_set("--time: %s", amb_strerror(err));
+		goto fail;
+	}
+	window(s);
 	s->m = ana_pipeline_machine(s->p);
 	s->tp = ana_pipeline_tp(s->p);
 	err = check_events(s, path);

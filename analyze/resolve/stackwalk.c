@@ -7,15 +7,58 @@
 
 #include "analyze/resolve/stackwalk.h"
 
+/*
+ * Where the user part of @s's callchain stops making sense: after the last
+ * return address that lies in a mapping of @t's process, when entries
+ * follow it that lie in none.  The kernel follows saved frame pointers
+ * through code that keeps none, into whatever such registers held; what
+ * it finds past that point is no caller.  (A JIT's unmapped frames between
+ * mapped ones are kept: only the tail goes.)  The first user entry, the
+ * sampled or interrupted pc, always stays.  Returns the index of the first
+ * entry cut, or nr_callchain, and the last one kept in *@last.
+ */
+static uint64_t broken_tail(struct ana_thread *t, const struct ana_sample *s, uint64_t *last)
+{
+	uint64_t i, first = UINT64_MAX, kept = UINT64_MAX;
+	bool user = s->cpumode == PERF_RECORD_MISC_USER;
+
+	for (i = 0; i < s->nr_callchain; i++) {
+		uint64_t a = s->callchain[i];
+
+		if (a >= PERF_CONTEXT_MAX) {
+			user = a == PERF_CONTEXT_USER || a == PERF_CONTEXT_GUEST_USER;
+			continue;
+		}
+		if (!user)
+			continue;
+		if (first == UINT64_MAX)
+			kept = first = i;
+		else if (ana_thread_find_map(t, a))
+			kept = i;
+	}
+	if (kept == UINT64_MAX)
+		return s->nr_callchain;
+	/* Only user entries follow @kept: is there any? */
+	for (i = kept + 1; i < s->nr_callchain && s->callchain[i] >= PERF_CONTEXT_MAX; i++)
+		;
+	if (i == s->nr_callchain)
+		return s->nr_callchain;
+	*last = kept;
+	return kept + 1;
+}
+
 /* Deliver the callchain of @s; with @kernel_only, stop at its user part. */
 static unsigned walk_callchain(struct ana_machine *m, struct ana_thread *t,
 			       const struct ana_sample *s, bool kernel_only, unsigned want,
 			       unsigned max_depth, ana_frame_fn fn, void *ctx, bool *stopped)
 {
 	unsigned cpumode = s->cpumode, depth = 0;
+	uint64_t i, cut = s->nr_callchain, last = 0;
 	struct ana_loc loc;
-	uint64_t i;
 
+	if (t && !kernel_only && !(want & ANA_WALK_RAW))
+		cut = broken_tail(t, s, &last);
+	want &= ~ANA_WALK_RAW;
 	for (i = 0; i < s->nr_callchain; i++) {
 		uint64_t a = s->callchain[i];
 
@@ -31,6 +74,17 @@ static unsigned walk_callchain(struct ana_machine *m, struct ana_thread *t,
 			continue;
 		}
 		if (max_depth && depth == max_depth) {
+			*stopped = true;
+			break;
+		}
+		if (i == cut) {
+			const struct ana_map *map = ana_thread_find_map(t, s->callchain[last]);
+
+			ana_machine_note_broken_chain(m, map ? map->dso : NULL);
+			memset(&loc, 0, sizeof(loc));
+			loc.kind = ANA_LOC_BROKEN_FP;
+			loc.addr = a;
+			fn(ctx, &loc, depth++);
 			*stopped = true;
 			break;
 		}
@@ -56,11 +110,13 @@ unsigned ana_stack_walk(struct ana_machine *m, struct ana_unwinder *u, struct an
 	if (!u || !t || !ana_unwind_usable(u, s)) {
 		if (s->nr_callchain && s->callchain)
 			return walk_callchain(m, t, s, false, want, max_depth, fn, ctx, &stopped);
+		want &= ~ANA_WALK_RAW;
 		ana_machine_resolve(m, t, s->cpumode, s->ip, s->ip, want, &loc);
 		fn(ctx, &loc, 0);
 		return 1;
 	}
 	/* The kernel's part of the callchain comes first, as recorded. */
+	want &= ~ANA_WALK_RAW;
 	depth = s->callchain ? walk_callchain(m, t, s, true, want, max_depth, fn, ctx, &stopped) : 0;
 	if (stopped || (max_depth && depth == max_depth))
 		return depth;

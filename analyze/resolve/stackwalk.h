@@ -22,6 +22,9 @@
  */
 typedef int (*ana_frame_fn)(void *ctx, const struct ana_loc *loc, unsigned depth);
 
+/* ana_stack_walk() @want: every recorded callchain entry, nothing cut. */
+#define ANA_WALK_RAW 0x100u
+
 /*
  * Resolve the stack of sample @s of thread @t (NULL: kernel frames only)
  * with @m, unwinding with @u (NULL: never) when @s carries registers and a
@@ -29,7 +32,12 @@ typedef int (*ana_frame_fn)(void *ctx, const struct ana_loc *loc, unsigned depth
  * switch between kernel and user frames), else its ip alone.  Unwound
  * frames found by the frame-pointer fallback have loc->fallback set, and a
  * stack cut by the end of the stack copy ends with one ANA_LOC_TRUNCATED
- * frame.  @want is ANA_SYM_SRCLINE | ANA_SYM_INLINE or 0.  At most
+ * frame.  A recorded callchain whose user part ends in return addresses
+ * where nothing is mapped (frame pointers followed through code built
+ * without them: python3, libc) ends instead, after the last mapped one,
+ * with one ANA_LOC_BROKEN_FP frame, and the machine notes it
+ * (ana_machine_note_broken_chain); ANA_WALK_RAW asks for the chain as
+ * recorded.  @want is ANA_SYM_SRCLINE | ANA_SYM_INLINE | ANA_WALK_RAW or 0.  At most
  * @max_depth frames (0: no limit but the unwinder's 1024).  Returns the
  * number of frames delivered; a callback's stop ends the walk early.
  */

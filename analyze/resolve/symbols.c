@@ -386,11 +386,13 @@ static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym
 		info->name = r->name;
 		info->offset = addr - r->start;
 		info->sym_start = r->start;
+		info->sym_size = r->end - r->start;
 		return;
 	}
 	info->name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
 	info->offset = info->name ? off : 0;
 	info->sym_start = addr - info->offset;
+	info->sym_size = info->name ? sym.st_size : 0;
 	if (info->name)
 		range_learn(c, info->sym_start, sym.st_size, info->name);
 }

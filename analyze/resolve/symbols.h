@@ -26,6 +26,7 @@ struct ana_sym_info {
 	const char *name;     /* ELF symbol, or NULL when none covers the address */
 	uint64_t offset;      /* address - symbol start */
 	uint64_t sym_start;   /* symbol start (ELF address) */
+	uint64_t sym_size;    /* the symbol's st_size, 0 when it has none */
 	const char *file;     /* source file of the address itself, or NULL */
 	int line;
 	/* Inlined functions containing the address, innermost first; their

@@ -8,6 +8,7 @@
  * (16-bit offset and length).  A payload is therefore decoded from a
  * scratch copy followed by enough zeroed bytes that no such read leaves it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,12 +243,110 @@ int ana_tp_format(struct ana_tp *tp, const uint8_t *raw, size_t size, struct amb
 	return seq_to_buf(&tp->seq, out);
 }
 
+/* The length of the conversion at @f ('%'), as libtraceevent reads print
+ * formats; 0 for "%%", which prints a literal '%'. */
+static size_t conversion_len(const char *f)
+{
+	size_t i = 1;
+
+	if (f[1] == '%')
+		return 0;
+	while (f[i] && strchr("-+ #0123456789.*hlLzjt", f[i]))
+		i++;
+	if (!f[i])
+		return i;
+	/* %p takes letters that select a printer: %pS, %ps, %pM, %pI4 ... */
+	if (f[i] == 'p')
+		while (f[i + 1] && strchr("FfSsMmIiUx46hnbl", f[i + 1]))
+			i++;
+	return i + 1;
+}
+
+/*
+ * Where field @name's value lies in @out, the event's payload as its print
+ * format printed it: after "@name=" in the format, up to the format's next
+ * literal text.  The literal pieces of the format are found in @out in
+ * order (a conversion's text runs up to the next piece).  Returns false
+ * when the format does not label the field or @out does not follow it.
+ */
+static bool labelled_value(const char *fmt, const char *name, const char *out, size_t *at,
+			   size_t *len)
+{
+	size_t nlen = strlen(name), opos = 0;
+	const char *f = fmt;
+	bool after_conv = false, in_value = false;
+	char lit[256];
+	size_t nlit = 0;
+
+	for (;;) {
+		size_t clen = *f == '%' ? conversion_len(f) : 0;
+
+		if (*f && !(*f == '%' && clen)) {
+			/* Literal text ("%%" is a '%'). */
+			if (nlit + 1 < sizeof(lit))
+				lit[nlit++] = *f;
+			f += *f == '%' ? 2 : 1;
+			continue;
+		}
+		/* A literal piece ends here: find it in @out. */
+		lit[nlit] = '\0';
+		if (nlit) {
+			const char *hit = after_conv ? strstr(out + opos, lit)
+						     : (!strncmp(out + opos, lit, nlit) ? out + opos : NULL);
+
+			if (!hit)
+				return false;
+			if (in_value) {
+				*len = (size_t)(hit - out) - *at;
+				return true;
+			}
+			opos = (size_t)(hit - out) + nlit;
+		}
+		if (!*f)
+			break;
+		/* A conversion: is the literal before it "... @name="? */
+		if (!in_value && nlit > nlen && lit[nlit - 1] == '=' &&
+		    !strncmp(lit + nlit - 1 - nlen, name, nlen) &&
+		    (nlit == nlen + 1 || !(isalnum((unsigned char)lit[nlit - 2 - nlen]) ||
+					   lit[nlit - 2 - nlen] == '_'))) {
+			in_value = true;
+			*at = opos;
+		}
+		nlit = 0;
+		after_conv = true;
+		f += clen;
+	}
+	if (in_value) {
+		*len = strlen(out) - *at;
+		return true;
+	}
+	return false;
+}
+
+/* "@name=VALUE" as a word of @out (perf's way, for formats that do not
+ * follow the rule above): VALUE up to the next space. */
+static bool word_value(const char *out, const char *name, size_t *at, size_t *len)
+{
+	size_t nlen = strlen(name);
+
+	for (const char *p = out; (p = strstr(p, name)); p++) {
+		if ((p == out || p[-1] == ' ') && p[nlen] == '=') {
+			*at = (size_t)(p + nlen + 1 - out);
+			*len = strcspn(out + *at, " ");
+			return true;
+		}
+	}
+	return false;
+}
+
 int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char *name,
 		 struct amb_buf *out)
 {
 	struct tep_record rec;
 	struct tep_event *ev = tp_prepare(tp, raw, size, &rec);
 	struct tep_format_field *f;
+	size_t at = 0, len = 0;
+	int err;
 
 	if (!ev)
 		return -ENOENT;
@@ -256,9 +355,83 @@ int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char 
 		memset(tp->scratch, 0, size);
 		return -ENOENT;
 	}
+	/* As the event's print format shows it (prev_state=D, not 1), the
+	 * way script prints the payload; else the field's own value. */
+	if (f->name && strncmp(f->name, "common_", 7) && ev->print_fmt.format) {
+		tep_print_event(tp->tep, &tp->seq, &rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&tp->seq);
+		if (labelled_value(ev->print_fmt.format, name, tp->seq.buffer, &at, &len) ||
+		    word_value(tp->seq.buffer, name, &at, &len)) {
+			err = amb_buf_append(out, tp->seq.buffer + at, len);
+			if (!err)
+				err = amb_buf_append(out, "", 1);
+			if (!err)
+				out->len--;
+			trace_seq_reset(&tp->seq);
+			memset(tp->scratch, 0, size);
+			return err;
+		}
+		trace_seq_reset(&tp->seq);
+	}
 	tep_print_field_content(&tp->seq, rec.data, rec.size, f);
 	memset(tp->scratch, 0, size);
 	return seq_to_buf(&tp->seq, out);
+}
+
+int ana_tp_for_each_field(struct ana_tp *tp, const uint8_t *raw, size_t size,
+			  ana_tp_field_fn fn, void *ctx)
+{
+	struct tep_record rec;
+	struct tep_event *ev = tp_prepare(tp, raw, size, &rec);
+	struct tep_format_field *f;
+	int ret = 0;
+
+	if (!ev)
+		return -ENOENT;
+	for (f = ev->format.fields; f && !ret; f = f->next) {
+		struct ana_tp_value v = { .name = f->name };
+		unsigned long long n;
+
+		if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) &&
+		    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+		    !tep_read_number_field(f, rec.data, &n)) {
+			v.kind = f->flags & TEP_FIELD_IS_SIGNED ? ANA_TP_SIGNED : ANA_TP_UNSIGNED;
+			v.u = n;
+			/* Sign-extend from the field's width. */
+			if (v.kind == ANA_TP_SIGNED && f->size < 8 && (n >> (8 * f->size - 1) & 1))
+				v.u = n | ~0ull << (8 * f->size);
+		} else {
+			tep_print_field_content(&tp->seq, rec.data, rec.size, f);
+			trace_seq_terminate(&tp->seq);
+			v.kind = ANA_TP_TEXT;
+			v.text = tp->seq.buffer;
+		}
+		ret = fn(ctx, &v);
+		trace_seq_reset(&tp->seq);
+	}
+	memset(tp->scratch, 0, size);
+	return ret;
+}
+
+int ana_tp_field_names(struct ana_tp *tp, const char *name, struct amb_buf *out)
+{
+	struct tep_event **evs = tep_list_events(tp->tep, TEP_EVENT_SORT_SYSTEM);
+	bool found = false;
+
+	for (size_t i = 0; evs && evs[i]; i++) {
+		struct tep_format_field *f;
+		const char *sep = ": ";
+
+		if (name && tep_find_field(evs[i], name))
+			found = true;
+		if (amb_buf_printf(out, "%s%s:%s", out->len ? "; " : "", evs[i]->system,
+				   evs[i]->name))
+			return -ENOMEM;
+		for (f = evs[i]->format.fields; f; f = f->next, sep = ", ")
+			if (amb_buf_printf(out, "%s%s", sep, f->name))
+				return -ENOMEM;
+	}
+	return found ? 1 : 0;
 }
 
 /* The handle is libtraceevent's own field: it lives as long as the tep. */

@@ -49,12 +49,39 @@ int ana_tp_format(struct ana_tp *tp, const uint8_t *raw, size_t size, struct amb
 
 /*
  * Append to @out the value of field @name (common fields included) of the
- * payload, as libtraceevent prints it, NUL-terminated.  Returns 0, -ENOENT
+ * payload, NUL-terminated: as the event's print format shows it, the text
+ * script prints after "@name=" (sched_switch's prev_state "D", not 2),
+ * else the field's value as libtraceevent prints it.  Returns 0, -ENOENT
  * when the event or the field is unknown, -ENOMEM.
  */
 int ana_tp_field(struct ana_tp *tp, const uint8_t *raw, size_t size, const char *name,
 		 struct amb_buf *out);
 
+/* A field of a payload, as ana_tp_for_each_field() hands it over. */
+struct ana_tp_value {
+	const char *name;
+	enum { ANA_TP_UNSIGNED, ANA_TP_SIGNED, ANA_TP_TEXT } kind;
+	uint64_t u;             /* the number (a SIGNED one as two's complement) */
+	const char *text;       /* TEXT: strings, and arrays as libtraceevent
+				 * prints them; valid during the call */
+};
+typedef int (*ana_tp_field_fn)(void *ctx, const struct ana_tp_value *v);
+
+/*
+ * Call @fn for every field of the payload's event (not the common_*
+ * ones), in format order: integers as numbers, the rest as text.  Stops
+ * at @fn's first nonzero value and returns it; -ENOENT when no known
+ * event has the payload's type.
+ */
+int ana_tp_for_each_field(struct ana_tp *tp, const uint8_t *raw, size_t size,
+			  ana_tp_field_fn fn, void *ctx);
+
+/*
+ * Append to @out every known event with its fields ("sched:sched_switch:
+ * prev_comm, prev_pid, ...; ..."), for messages.  Returns 1 when an event
+ * has a field @name (NULL: never), 0 when none has, or -ENOMEM.
+ */
+int ana_tp_field_names(struct ana_tp *tp, const char *name, struct amb_buf *out);
 /*
  * A field of one event, looked up once and then read from many payloads
  * without decoding them whole (the scheduler model reads sched_switch's

@@ -194,7 +194,7 @@ static int on_sample(void *ctx, const struct ana_sample *s, struct ana_thread *t
 			ps->t = t;
 			ps->unwound = s->user_stack_size && s->user_abi;
 			ps->user_frames = 0;
-			ana_pipeline_walk(ps->p, t, s, want, 0, print_frame, ps);
+			ana_pipeline_walk(ps->p, t, s, want | ANA_WALK_RAW, 0, print_frame, ps);
 		} else {
 			struct ana_loc loc;
 

@@ -197,7 +197,7 @@ static int on_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 		if (add_line(x, func_get(x, si->name, loc, si->inl[si->nr_inl - 1].file, false),
 			     si->inl[si->nr_inl - 1].line))
 			return 1;
-	} else if (add_line(x, func_get(x, ana_loc_sym_name(loc, buf, sizeof(buf)), loc,
+	} else if (add_line(x, func_get(x, ana_loc_frame_name(loc, buf, sizeof(buf)), loc,
 					si ? si->file : NULL, false), si ? si->line : 0)) {
 		return 1;
 	}

@@ -5,6 +5,7 @@
  * grows with the recording, by the number of distinct paths.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +97,10 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 			if (push_frame(l, loc->sym->inl[i].name, ANA_STK_INLINE))
 				return 1;
 	}
-	return push_frame(l, ana_loc_sym_name(loc, buf, sizeof(buf)), loc_kind(loc));
+	/* [DSO, symbol] rows name the object already. */
+	return push_frame(l, l->o->key == ANA_FLAME_KEY_DSO_SYM ? ana_loc_sym_name(loc, buf, sizeof(buf))
+								: ana_loc_frame_name(loc, buf, sizeof(buf)),
+			  loc_kind(loc));
 }
 
 static void reverse_frames(struct ana_stk_frame *f, unsigned n)
@@ -232,6 +236,21 @@ static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread
 	return memoize ? memo_add(l, leaf) : 0;
 }
 
+/* Which event's samples were added, and how many events had samples. */
+static void note_event(struct loader *l, const struct ana_pipeline_stats *ps)
+{
+	const struct ana_session *s = ana_pipeline_session(l->p);
+	const struct ana_event *e = ana_pipeline_event(l->p);
+
+	snprintf(l->st.event, sizeof(l->st.event), "%s", e ? e->name : "");
+	l->st.event_samples = ps->samples;
+	if (e)
+		ana_pipeline_event_period(l->p, e, &l->st.event_samples);
+	for (size_t i = 0; i < ana_session_event_count(s); i++)
+		l->st.sampled_events += ana_session_event(s, i)->attr.sample_period &&
+				       ana_session_event(s, i)->nr_ids;
+}
+
 /* The recorded samples. */
 static int load_samples(struct loader *l, const char *path, struct ana_pipeline_opts *po)
 {
@@ -244,6 +263,7 @@ static int load_samples(struct loader *l, const char *path, struct ana_pipeline_
 	ana_pipeline_get_stats(l->p, &ps);
 	l->st.samples = ps.samples;
 	l->st.filtered += ps.filtered;
+	note_event(l, &ps);
 	ana_pipeline_close(l->p);
 	return err;
 }

@@ -42,13 +42,20 @@ struct ana_flame_load_stats {
 	uint64_t added;     /* of those, added to the tree */
 	uint64_t filtered;  /* left out by the filters */
 	uint64_t weight;    /* weight added */
+	char event[256];    /* the event whose samples were added, "" for all */
+	uint64_t event_samples; /* its samples within --time (all: @samples) */
+	unsigned sampled_events; /* events of the recording that were sampled */
 	struct ana_offcpu_stats time;  /* with @time */
 };
 
 /*
+ * A frame is named by its function; what has no symbol by its object and
+ * file offset ("libfoo.so+0xfce63", ana_loc_frame_name()), so that such
+ * frames of different objects stay apart.
+ *
  * Add the samples of the recording @path to @slot of @t.  @st (may be
- * NULL) receives counts.  @o->sample's relative --time restarts at the
- * first sample of @path.  Returns 0 or an error of ana_pipeline_open()
+ * NULL) receives counts.  @o->sample's relative and percentage --time
+ * ranges are resolved against @path's own span.  Returns 0 or an error of ana_pipeline_open()
  * (with its detail in amb_errmsg()), -ENOMEM.
  */
 int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
@@ -61,6 +68,7 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	"      --cpu LIST          only these CPUs (0-3,7)\n"                     \
 	"      --dso LIST          only samples whose leaf is in these objects\n" \
 	"      --sym LIST          only samples whose leaf is one of these\n"     \
-	"      --time START,END    seconds from the first sample, or HH:MM:SS\n"
+	"      --time RANGES       START,END as script prints times, +SECONDS from the\n" \
+	"                          start, HH:MM:SS; or P%/N, A%-B% (see report --help)\n"
 
 #endif /* AMB_ANALYZE_FLAME_LOAD_H */

@@ -23,6 +23,7 @@
 #define CHAR_W (FONT * 0.59)
 #define TOP 48          /* px above the frames: title and buttons */
 #define BOTTOM 34       /* px below: the status line */
+#define LEGEND_H 22     /* px of a differential graph's legend, above it */
 
 static const char flame_css[] =
 	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
@@ -310,6 +311,10 @@ static struct rgb kind_colour(enum ana_stk_kind kind, const char *name)
 	return (struct rgb){ shade(h, 0, 185, 30), shade(h, 0, 190, 30), shade(h, 0, 210, 20) };
 }
 
+/* A frame whose change is not significant (struct ana_fsvg_opts). */
+#define NEUTRAL_FILL "rgb(224,224,218)"
+#define NEUTRAL_STROKE "rgb(150,150,150)"
+
 /* White for 0, red towards +1 (grew), blue towards -1 (shrank). */
 static struct rgb diff_colour(double d)
 {
@@ -333,6 +338,12 @@ struct layout {
 	uint32_t max_depth;
 	double max_change;       /* diff: largest |change| drawn */
 };
+
+/* True when node @id's change is to be coloured. */
+static bool significant(const struct layout *l, uint32_t id)
+{
+	return !l->o->p_holm || l->o->p_holm[id] < l->o->alpha;
+}
 
 /* The change of node @n from base to new, for colours and tooltips. */
 static double node_change(const struct layout *l, const struct ana_stk_node *n)
@@ -365,7 +376,7 @@ static void layout_compute(struct layout *l)
 			continue;
 		if (n->depth > l->max_depth)
 			l->max_depth = n->depth;
-		if (l->o->diff && i != ANA_STK_ROOT)
+		if (l->o->diff && i != ANA_STK_ROOT && significant(l, (uint32_t)i))
 			l->max_change = fmax(l->max_change, fabs(node_change(l, n)));
 		for (uint32_t c = n->first_child; c != ANA_STK_NONE;) {
 			const struct ana_stk_node *cn = ana_stk_tree_node(l->t, c);
@@ -405,6 +416,9 @@ static void put_tooltip(FILE *f, const struct layout *l, const struct ana_stk_no
 		fprintf(f, "%+" PRId64 " %s", (int64_t)(n->total[ns] - n->total[bs]), unit);
 	else
 		fprintf(f, "%+.2f points", 100.0 * node_change(l, n));
+	if (l->o->p_holm && id != ANA_STK_ROOT)
+		fprintf(f, significant(l, id) ? ", p %.2g (Holm)" : ", not significant (p %.2g, Holm)",
+			l->o->p_holm[id]);
 }
 
 static void put_frame(FILE *f, const struct layout *l, uint32_t id)
@@ -415,22 +429,54 @@ static void put_frame(FILE *f, const struct layout *l, uint32_t id)
 	double y = TOP + (double)(l->max_depth - n->depth) * FRAME_H;
 	long chars = lround(floor((w - 6) / CHAR_W));
 	const char *name = id == ANA_STK_ROOT ? "all" : n->name;
+	bool neutral = l->o->diff && !significant(l, id);
+	char fill[32];
 	struct rgb c;
 
 	if (l->o->diff)
 		c = diff_colour(l->max_change > 0 ? node_change(l, n) / l->max_change : 0);
 	else
 		c = kind_colour(id == ANA_STK_ROOT ? ANA_STK_OTHER : n->kind, name);
+	snprintf(fill, sizeof(fill), "rgb(%u,%u,%u)", c.r, c.g, c.b);
 	fprintf(f, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-w=\"%" PRIu64 "\" data-d=\"%u\">"
 		"<title>", l->start[id], n->total[l->slot], n->depth);
 	put_tooltip(f, l, n, id);
 	fprintf(f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
-		"fill=\"rgb(%u,%u,%u)\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-		x, y, w, FRAME_H - 1, c.r, c.g, c.b, x + 3, y + FRAME_H - 4.5);
+		"fill=\"%s\"%s rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+		x, y, w, FRAME_H - 1, neutral ? NEUTRAL_FILL : fill,
+		neutral ? " stroke=\"" NEUTRAL_STROKE "\" stroke-width=\"0.5\"" : "", x + 3,
+		y + FRAME_H - 4.5);
 	/* The same cut as the script's fit(). */
 	if (chars >= 3)
 		ana_fsvg_put_escaped(f, name, (size_t)chars);
 	fputs("</text></g>\n", f);
+}
+
+/* A differential graph's legend: what red, blue and grey say, at @y. */
+static void put_legend(FILE *f, const struct ana_fsvg_opts *o, unsigned y)
+{
+	static const struct { const char *fill, *stroke, *text; } keys[] = {
+		{ "rgb(255,55,55)", NULL, "grew" },
+		{ "rgb(55,55,255)", NULL, "shrank" },
+		{ NEUTRAL_FILL, NEUTRAL_STROKE, "no significant change" },
+	};
+	unsigned x = PAD;
+
+	fputs("<g id=\"legend\">\n", f);
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(keys) - !o->p_holm; i++) {
+		fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"14\" height=\"12\" fill=\"%s\"%s%s%s rx=\"2\"/>"
+			"<text x=\"%u\" y=\"%u\">%s</text>\n", x, y - 10, keys[i].fill,
+			keys[i].stroke ? " stroke=\"" : "", keys[i].stroke ? keys[i].stroke : "",
+			keys[i].stroke ? "\" stroke-width=\"0.5\"" : "", x + 18, y, keys[i].text);
+		x += 18 + (unsigned)(strlen(keys[i].text) * CHAR_W) + 20;
+	}
+	if (o->p_holm)
+		fprintf(f, "<text x=\"%u\" y=\"%u\">(deeper colour: larger change; significant: "
+			"Holm-adjusted p below %g over %zu frames; %s)</text>\n", x, y, o->alpha,
+			o->nr_tests, o->absolute ? "sample counts" : "shares");
+	else
+		fprintf(f, "<text x=\"%u\" y=\"%u\">(deeper colour: larger change)</text>\n", x, y);
+	fputs("</g>\n", f);
 }
 
 int ana_fsvg_write(FILE *f, const struct ana_stk_tree *t, const struct ana_fsvg_opts *o)
@@ -455,7 +501,7 @@ int ana_fsvg_write(FILE *f, const struct ana_stk_tree *t, const struct ana_fsvg_
 		goto out;
 	}
 	layout_compute(&l);
-	height = top + (l.max_depth + 1) * FRAME_H + BOTTOM;
+	height = top + (l.max_depth + 1) * FRAME_H + BOTTOM + (o->diff ? LEGEND_H : 0);
 	errno = 0;  /* what a failed write sets is the error (below) */
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -484,6 +530,8 @@ int ana_fsvg_write(FILE *f, const struct ana_stk_tree *t, const struct ana_fsvg_
 	fprintf(f, "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"> </text>\n",
 		width - PAD, height - 12);
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", PAD, height - 12);
+	if (o->diff)
+		put_legend(f, o, height - BOTTOM - LEGEND_H + 14);
 	fputs("<g id=\"frames\">\n", f);
 	/* The frames are most of the document: stop at the first failed
 	 * write (a full disk), while errno still says why. */
@@ -517,14 +565,14 @@ int ana_fsvg_option(struct ana_fsvg_opts *o, int c, const char *arg)
 		return 0;
 	case ANA_FSVG_OPT_WIDTH:
 		width = strtoul(arg, &end, 10);
-		if (end == arg || *end || width < 100 || width > 100000)
-			return -EINVAL;
+		if (end == arg || *end || width < 100 || width > 100000 || *arg == '-')
+			return amb_errmsg_set("not a width from 100 to 100000 pixels"), -EINVAL;
 		o->width = (unsigned)width;
 		return 0;
 	case ANA_FSVG_OPT_MINWIDTH:
 		min_width = strtod(arg, &end);
 		if (end == arg || *end || !(min_width >= 0))
-			return -EINVAL;
+			return amb_errmsg_set("not a width in pixels, 0 or more"), -EINVAL;
 		o->min_width = min_width;
 		return 0;
 	default:

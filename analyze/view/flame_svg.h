@@ -24,8 +24,10 @@
  *   root, commands  slate     rgb(185-215, 190-220, 210-230)
  *   search match    magenta   rgb(230, 0, 230)
  * Differential graphs colour by the change of a frame's total instead:
- * white unchanged, red grew, blue shrank, full intensity for the largest
- * change in the graph.
+ * red grew, blue shrank, full intensity for the largest significant
+ * change in the graph; a frame whose change is not significant (its
+ * Holm-adjusted p-value at or above alpha, see struct ana_fsvg_opts) is
+ * grey with an outline, and a legend below the frames says so.
  */
 #ifndef AMB_ANALYZE_FLAME_SVG_H
 #define AMB_ANALYZE_FLAME_SVG_H
@@ -49,6 +51,12 @@ struct ana_fsvg_opts {
 	bool diff;
 	unsigned base_slot, new_slot;
 	bool absolute;
+	/* The significance of each node's change (indexed as the tree's
+	 * nodes): its Holm-adjusted p-value, tested over @nr_tests frames;
+	 * below @alpha it is coloured.  NULL: every change is. */
+	const double *p_holm;
+	double alpha;
+	size_t nr_tests;
 };
 
 /* What flame and diff draw unless --minwidth says otherwise (px). */

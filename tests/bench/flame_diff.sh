@@ -84,7 +84,7 @@ p_samples=$(perf report -i "$TMP/base.perf" --stdio -g none 2>/dev/null |
 	awk '{ m = $2 == "K" ? 1e3 : $2 == "M" ? 1e6 : 1; printf "%d\n", $1 * m }')
 a_diff=$(best_time "$TMP/diff" "$ANA" diff "$TMP/base.amber" "$TMP/new.amber") || die "diff failed"
 p_diff=$(best_time "$TMP/pdiff" perf diff "$TMP/base.perf" "$TMP/new.perf") || die "perf diff failed"
-a_new=$(sed -n 's/^# new:  .* (\([0-9]*\) samples)$/\1/p' "$TMP/diff")
+a_new=$(sed -n 's/^# new:  .* (\([0-9]*\) samples[^)]*)$/\1/p' "$TMP/diff")
 
 printf '\n%-34s %10s %12s\n' "task" "seconds" "samples"
 printf '%-34s %10s %12s\n' "amber-analyze flame --folded" "$a_fold" "$a_samples"

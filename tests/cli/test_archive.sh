@@ -31,8 +31,8 @@ analyze_all() {
 	_f=$2
 	shift 2
 	mkdir -p "$_d/home"
-	(cd "$_d" && HOME=$_d/home "$ANA" report --sort sym "$@" "$_f" >report.txt 2>report.err)
-	(cd "$_d" && HOME=$_d/home "$ANA" report --sort dso,sym "$@" "$_f" >dso.txt 2>/dev/null)
+	(cd "$_d" && HOME=$_d/home "$ANA" report --no-children --sort sym "$@" "$_f" >report.txt 2>report.err)
+	(cd "$_d" && HOME=$_d/home "$ANA" report --no-children --sort dso,sym "$@" "$_f" >dso.txt 2>/dev/null)
 	(cd "$_d" && HOME=$_d/home "$ANA" script "$@" "$_f" >script.txt 2>script.err)
 	if "$ANA" flame --help >/dev/null 2>&1; then
 		(cd "$_d" && HOME=$_d/home "$ANA" flame --folded "$@" "$_f" >flame.txt 2>flame.err)
@@ -195,8 +195,8 @@ t_stale() {
 		-o "$T/st/workload.new" "$T/st/stale.c" "$SRC" &&
 		mv "$T/st/workload.new" "$T/st/workload" ||
 		{ fail archive_stale "cannot rebuild the workload"; return; }
-	"$ANA" report --sort sym "$T/st/plain.amber" >"$T/st/plain.txt" 2>"$T/st/plain.err"
-	"$ANA" report --sort sym "$T/st/embed.amber" >"$T/st/embed.txt" 2>"$T/st/embed.err"
+	"$ANA" report --no-children --sort sym "$T/st/plain.amber" >"$T/st/plain.txt" 2>"$T/st/plain.err"
+	"$ANA" report --no-children --sort sym "$T/st/embed.amber" >"$T/st/embed.txt" 2>"$T/st/embed.err"
 	if ! grep -q 'build-id' "$T/st/plain.err" || ! grep -q '\[stale build-id\]' "$T/st/plain.txt"; then
 		fail archive_stale_plain "no stale warning or marks without embedding: $(head -n 2 "$T/st/plain.err")"
 	elif grep -q 'hot_a' "$T/st/plain.txt"; then
@@ -241,7 +241,7 @@ EOF
 	(cd "$T/vd" && run_timeout 60 "$REC" --embed -e cpu-clock -F 1000 -g -o "$T/vd/e.amber" \
 		-- ./vd) >"$T/vd/rec.log" 2>&1 ||
 		{ fail archive_vdso "recording failed: $(tail -n 1 "$T/vd/rec.log")"; return; }
-	"$ANA" report --sort dso,sym "$T/vd/e.amber" >"$T/vd/report.txt" 2>"$T/vd/report.err"
+	"$ANA" report --no-children --sort dso,sym "$T/vd/e.amber" >"$T/vd/report.txt" 2>"$T/vd/report.err"
 	if ! awk '$1 ~ /%$/ && $4 == "[vdso]" { f = 1 } END { exit !f }' "$T/vd/report.txt"; then
 		skip archive_vdso "no sample in the vDSO (no vDSO clock here?): $(grep % "$T/vd/report.txt" | head -n 2)"
 	elif awk '$1 ~ /%$/ && $4 == "[vdso]" && $6 ~ /^__vdso_/ { f = 1 } END { exit !f }' \

@@ -110,7 +110,7 @@ t_debuginfod() {
 
 	ana report --sort sym "$T/w.amber" >"$T/plain.txt" 2>"$T/plain.err"
 	DEBUGINFOD_URLS=$url run_timeout 120 env HOME="$T/home" DEBUGINFOD_CACHE_PATH="$T/cache" \
-		XDG_CACHE_HOME="$T/xdg" "$ANA" report --sort sym "$T/w.amber" >"$T/d.txt" 2>"$T/d.err"
+		XDG_CACHE_HOME="$T/xdg" "$ANA" report --no-children --sort sym "$T/w.amber" >"$T/d.txt" 2>"$T/d.err"
 	DEBUGINFOD_URLS=$url ana buildids "$T/w.amber" >"$T/bid.txt" 2>"$T/bid.err"
 	DEBUGINFOD_URLS=$url ana buildids --no-debuginfod "$T/w.amber" >"$T/bid0.txt" 2>/dev/null
 	for c in report script flame; do

@@ -179,24 +179,31 @@ t_flame() {
 		skip diff_flame_xml "xmllint not installed (libxml2-utils)"
 	fi
 	# Widths: the root's weight is NEW's sample count, or BASE's with
-	# --negate; hot_a grew (red), hot_b's share shrank (blue).
+	# --negate.  Colours follow significance (issue 18, item 4): hot_a,
+	# twice the work, grew significantly (red); hot_b's share shrank (blue
+	# when its test says significant, neutral grey when not: one worker's
+	# frame holds half the samples and is tested among every frame).
 	root() { sed -n 's/.*data-s="0" data-w="\([0-9]*\)" data-d="0".*/\1/p' "$1"; }
-	nb=$(sed -n 's/^# base: .* (\([0-9]*\) samples)$/\1/p' "$T/abs.txt")
-	nn=$(sed -n 's/^# new:  .* (\([0-9]*\) samples)$/\1/p' "$T/abs.txt")
-	# fill SVG NAME: the colour of frame NAME (its <title> ends the first
-	# line of the frame; the <rect> follows on the next).
-	fill() {
+	nb=$(sed -n 's/^# base: .* (\([0-9]*\) samples[^)]*)$/\1/p' "$T/abs.txt")
+	nn=$(sed -n 's/^# new:  .* (\([0-9]*\) samples[^)]*)$/\1/p' "$T/abs.txt")
+	# frame SVG NAME: "R G B significant|not" of the widest frame NAME (its
+	# <title> ends the first line of the frame; the test and the <rect>
+	# follow on the next).
+	frame() {
 		awk -v t="<title>$2" 'length($0) >= length(t) && substr($0, length($0) - length(t) + 1) == t {
-			getline; print; exit }' "$1" |
-			sed -n 's/.*fill="rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))".*/\1 \2 \3/p'
+			w = $0; sub(/.*data-w="/, "", w); sub(/".*/, "", w); getline
+			if (w + 0 > best) { best = w + 0; line = $0 } }
+			END { sig = line ~ /not significant/ ? "not" : "significant"
+			      sub(/.*fill="rgb\(/, "", line); sub(/\)".*/, "", line); gsub(",", " ", line)
+			      print line, sig }' "$1"
 	}
-	a=$(fill "$T/d.svg" hot_a)
-	b=$(fill "$T/d.svg" hot_b)
+	a=$(frame "$T/d.svg" hot_a)
+	b=$(frame "$T/d.svg" hot_b)
 	if [ "$(root "$T/d.svg")" != "$nn" ] || [ "$(root "$T/n.svg")" != "$nb" ]; then
 		fail diff_flame_widths "root widths $(root "$T/d.svg")/$(root "$T/n.svg"), samples new $nn base $nb"
-	elif ! echo "$a" | awk '{ exit !($1 == 255 && $2 < 200) }' ||
-	     ! echo "$b" | awk '{ exit !($3 == 255 && $1 < 255) }'; then
-		fail diff_flame_colours "hot_a fill '$a' (want red), hot_b fill '$b' (want blue)"
+	elif ! echo "$a" | awk '{ exit !($1 == 255 && $2 < 200 && $4 == "significant") }' ||
+	     ! echo "$b" | awk '{ exit !($4 == "significant" ? $3 == 255 && $1 < 255 : $1 == 224 && $2 == 224 && $3 == 218) }'; then
+		fail diff_flame_colours "hot_a '$a' (want red, significant), hot_b '$b' (want blue if significant, else grey)"
 	else
 		ok diff_flame_colours
 	fi

@@ -40,7 +40,7 @@ test_pprof() {
 	go tool pprof -top -noinlines -nodecount=1000 "$T/fp.pb.gz" 2>"$T/pprof.err" |
 		awk 'f && $2 ~ /%$/ { p = $2; sub("%", "", p); n = $6; for (i = 7; i <= NF; i++) n = n " " $i;
 		     if (p + 0 >= 2) print n, p } / flat%/ { f = 1 }' | sort >"$T/pprof.top"
-	"$ANA" report --sort sym "$T/fp.amber" 2>/dev/null |
+	"$ANA" report --no-children --sort sym "$T/fp.amber" 2>/dev/null |
 		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); if (p + 0 >= 2) print $NF, p }' | sort >"$T/report.top"
 	if [ -s "$T/report.top" ] && cmp -s "$T/pprof.top" "$T/report.top"; then
 		ok pprof_top
@@ -52,8 +52,8 @@ test_pprof() {
 		/^-+\+/ { if (s != "") print c ";" s; s = ""; c = ""; next }
 		$1 == "comm:" { c = $2; next }
 		$1 ~ /:$/ { next }
-		NF >= 2 && $1 ~ /[0-9](ns|us|ms|s)$/ { s = $2; next }
-		NF == 1 && s != "" { s = $1 ";" s }
+		NF >= 2 && $1 ~ /[0-9](ns|us|ms|s)$/ { s = $0; sub(/^ *[^ ]+ +/, "", s); next }
+		NF >= 1 && s != "" { f = $0; sub(/^ +/, "", f); s = f ";" s }
 		END { if (s != "") print c ";" s }' | sort -u >"$T/pprof.stacks"
 	"$ANA" flame --folded --no-inline "$T/fp.amber" 2>/dev/null | sed 's/ [0-9]*$//' | sort -u >"$T/flame.stacks"
 	if [ -s "$T/flame.stacks" ] && cmp -s "$T/pprof.stacks" "$T/flame.stacks"; then
@@ -178,6 +178,9 @@ test_chrome() {
 
 # stackcollapse-perf.pl's logic: the command, then the frames root first,
 # "+0x.." offsets stripped, names tidied; one line per stack with its count.
+# The export keeps a frame-pointer chain as perf prints it; flame ends one
+# that ran on into unmapped addresses ([unknown] frames at its root) at one
+# [broken frame-pointer chain] frame (issue 18, item 13): so does this.
 collapse_perf() {
 	python3 -c '
 import re, sys
@@ -187,6 +190,11 @@ for line in sys.stdin:
     if line.startswith("#"):
         continue
     if line == "":
+        n = 0
+        while n < len(stack) and stack[n] == "[unknown]":
+            n += 1
+        if 0 < n < len(stack):
+            stack[:n] = ["[broken frame-pointer chain]"]
         if stack:
             k = ";".join([pname or ""] + stack)
             out[k] = out.get(k, 0) + 1

@@ -95,13 +95,13 @@ t_filters() {
 	else
 		ok flame_filter_comm
 	fi
-	"$ANA" flame --folded --time 0,0.2 "$T/w.amber" >"$T/folded.t" 2>/dev/null
+	"$ANA" flame --folded --time +0,+0.2 "$T/w.amber" >"$T/folded.t" 2>/dev/null
 	got=$(folded_sum "$T/folded.t")
 	all=$(folded_sum "$T/folded")
 	if [ "$got" -gt 0 ] && [ "$got" -lt "$all" ]; then
 		ok flame_filter_time
 	else
-		fail flame_filter_time "--time 0,0.2 kept $got of $all samples"
+		fail flame_filter_time "--time +0,+0.2 kept $got of $all samples"
 	fi
 }
 
@@ -222,7 +222,9 @@ t_full_disk() {
 	sz=$(wc -c <"$T/full/w.svg")
 	umount "$T/full"
 	want="amber-analyze: error: flame: writing $T/full"
-	if [ $rc1 = 1 ] && [ "$(cat "$T/full.err")" = "$want/w.svg: No space left on device" ] &&
+	# The one error; a warning about the recording (a broken frame-pointer
+	# chain in libc, issue 18's item 13) may come before it.
+	if [ $rc1 = 1 ] && [ "$(grep -v '^amber-analyze: warning: ' "$T/full.err")" = "$want/w.svg: No space left on device" ] &&
 	   [ $rc2 = 1 ] && grep -q "^$want/w.folded: " "$T/full2.err"; then
 		ok flame_full_disk
 	else

@@ -6,6 +6,7 @@
 # verify must print).  Prints "ok NAME", "FAIL NAME" or "skip NAME: reason".
 cd "$(dirname "$0")/../.." || exit 2
 B=${AMB_BUILD:-build}
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
 ANA=$B/amber-analyze
 MKSYNTH=$B/tools/mksynth
 T=$(mktemp -d) || exit 2
@@ -78,7 +79,7 @@ else
 fi
 
 # Usage and unreadable files: exit 2 with "amber-analyze: error: COMMAND: FILE: ...".
-"$ANA" verify >/dev/null 2>&1
+(cd "$T" && "$ANA" verify >/dev/null 2>&1)   # no FILE and no trace.amber there
 check verify_usage [ $? = 2 ]
 "$ANA" info "$T/missing.amber" >/dev/null 2>"$T/err"; rc=$?
 check info_missing sh -c "[ $rc = 2 ] && grep -q '^amber-analyze: error: info: $T/missing.amber: ' '$T/err'"

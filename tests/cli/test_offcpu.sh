@@ -219,12 +219,12 @@ t_filters() {
 	all=$("$ANA" flame --off-cpu --folded "$T/off.amber" 2>/dev/null | folded_sum /dev/stdin)
 	"$ANA" flame --off-cpu --folded --comm nap,futex "$T/off.amber" >"$T/comm.folded" 2>/dev/null
 	roots=$(cut -d';' -f1 "$T/comm.folded" | sort -u | tr '\n' ' ')
-	half=$("$ANA" flame --off-cpu --folded --time 0,0.1 "$T/off.amber" 2>/dev/null |
+	half=$("$ANA" flame --off-cpu --folded --time +0,+0.1 "$T/off.amber" 2>/dev/null |
 		folded_sum /dev/stdin)
 	if [ "$roots" != "futex nap " ]; then
 		fail offcpu_filters "--comm nap,futex gives roots '$roots'"
 	elif [ "$half" -ge "$all" ] || [ "$half" -le 0 ]; then
-		fail offcpu_filters "--time 0,0.1 gives $half ns of $all"
+		fail offcpu_filters "--time +0,+0.1 gives $half ns of $all"
 	else
 		ok offcpu_filters
 	fi

@@ -33,7 +33,7 @@ setup() {
 		skip report "amber-rec cannot record here: $(tail -n 1 "$T/rec.log")"
 		return 1
 	fi
-	"$ANA" report --sort sym --percent-limit 0 "$T/w.amber" >"$T/self.txt" 2>"$T/self.err" ||
+	"$ANA" report --no-children --sort sym --percent-limit 0 "$T/w.amber" >"$T/self.txt" 2>"$T/self.err" ||
 		{ fail report_runs "$(cat "$T/self.err")"; return 1; }
 	ok report_runs
 }
@@ -76,7 +76,7 @@ t_children() {
 
 t_srcline() {
 	line=$(grep -n 'HOT-LOOP' "$SRC" | head -n 1 | cut -d: -f1)
-	"$ANA" report --sort srcline "$T/w.amber" >"$T/src.txt" 2>/dev/null
+	"$ANA" report --no-children --sort srcline "$T/w.amber" >"$T/src.txt" 2>/dev/null
 	share=$(awk -v l="workload.c:$line" '$1 ~ /%$/ && $4 == l { sub("%", "", $1); print $1; exit }' "$T/src.txt")
 	if [ -z "$line" ]; then
 		fail report_srcline "no HOT-LOOP marker in $SRC"
@@ -95,7 +95,7 @@ t_inline() {
 		return
 	fi
 	ok report_inline_srcline
-	"$ANA" report -g callee --sort sym "$T/w.amber" >"$T/cg.txt" 2>/dev/null
+	"$ANA" report --no-children -g callee --sort sym "$T/w.amber" >"$T/cg.txt" 2>/dev/null
 	# In hot_b's call graph the inlined function comes first, hot_b after it.
 	if awk '/\[\.\] hot_b$/ { in_b = 1; next } /%.*\[/ { in_b = 0 }
 		in_b && /mix_inline \(inlined\)/ { seen = 1 }
@@ -112,7 +112,7 @@ t_kernel() {
 		fail report_kernel "recording the syscall phase failed"
 		return
 	fi
-	"$ANA" report --sort dso,sym "$T/k.amber" >"$T/k.txt" 2>/dev/null
+	"$ANA" report --no-children --sort dso,sym "$T/k.amber" >"$T/k.txt" 2>/dev/null
 	ks=$(awk '$1 ~ /%$/ && $4 == "[kernel.kallsyms]" { sub("%", "", $1); t += $1 } END { printf "%.2f\n", t + 0 }' "$T/k.txt")
 	named=$(awk '$1 ~ /%$/ && $4 == "[kernel.kallsyms]" && $5 == "[k]" && $6 !~ /^(0x|\[unknown\])/ { sub("%", "", $1); t += $1 } END { printf "%.2f\n", t + 0 }' "$T/k.txt")
 	"$ANA" report --children --sort sym "$T/k.amber" >"$T/kc.txt" 2>/dev/null
@@ -139,11 +139,11 @@ t_moved() {
 	cp "$T/w.amber" "$T/moved/rec.amber"
 	mv "$T/bin/workload" "$T/moved/renamed-binary"
 	# Without the cache the binary is gone: no hot_a.
-	HOME=$T/nohome "$ANA" report --sort sym "$T/moved/rec.amber" >"$T/m0.txt" 2>"$T/m0.err"
+	HOME=$T/nohome "$ANA" report --no-children --sort sym "$T/moved/rec.amber" >"$T/m0.txt" 2>"$T/m0.err"
 	cp "$T/moved/renamed-binary" "$T/home/.debug/.build-id/$dir/$rest"
-	HOME=$T/home "$ANA" report --sort sym "$T/moved/rec.amber" >"$T/m1.txt" 2>/dev/null
+	HOME=$T/home "$ANA" report --no-children --sort sym "$T/moved/rec.amber" >"$T/m1.txt" 2>/dev/null
 	cp "$T/moved/renamed-binary" "$T/symfs/.build-id/$dir/$rest"
-	HOME=$T/nohome "$ANA" report --symfs "$T/symfs" --sort sym "$T/moved/rec.amber" >"$T/m2.txt" 2>/dev/null
+	HOME=$T/nohome "$ANA" report --no-children --symfs "$T/symfs" --sort sym "$T/moved/rec.amber" >"$T/m2.txt" 2>/dev/null
 	if [ "$(pct "$T/m0.txt" hot_a)" != 0.00 ] || ! grep -q 'not found' "$T/m0.err"; then
 		fail report_moved_buildid "without the binary hot_a was still named, or no 'not found' warning"
 	elif [ "$(top "$T/m1.txt" 1)" != hot_a ]; then
@@ -159,7 +159,7 @@ t_moved() {
 t_stale() {
 	# A rebuilt binary (another build-id) at the recorded path.
 	cp "$PROG/workload-nofp" "$T/bin/workload"
-	HOME=$T/nohome "$ANA" report --sort sym "$T/w.amber" >"$T/st.txt" 2>"$T/st.err"
+	HOME=$T/nohome "$ANA" report --no-children --sort sym "$T/w.amber" >"$T/st.txt" 2>"$T/st.err"
 	if ! grep -q 'build-id' "$T/st.err"; then
 		fail report_stale_buildid "no warning about the build-id: $(cat "$T/st.err")"
 	elif [ "$(grep -c 'workload:.*build-id' "$T/st.err")" != 1 ]; then
@@ -178,7 +178,7 @@ t_filters_json() {
 	n_all=$(awk '$1 ~ /%$/' "$T/self.txt" | wc -l)
 	"$ANA" report --comm worker-0 --sort comm "$T/w.amber" >"$T/f.txt" 2>/dev/null
 	comms=$(awk '$1 ~ /%$/ { print $NF }' "$T/f.txt" | sort -u | tr '\n' ' ')
-	"$ANA" report --time 0,0.2 --sort sym "$T/w.amber" >"$T/ft.txt" 2>/dev/null
+	"$ANA" report --no-children --time +0,+0.2 --sort sym "$T/w.amber" >"$T/ft.txt" 2>/dev/null
 	s_all=$(awk '/^# Samples:/ { print $3; exit }' "$T/self.txt")
 	s_t=$(awk '/^# Samples:/ { print $3; exit }' "$T/ft.txt")
 	if [ "$comms" != "worker-0 " ]; then
@@ -186,7 +186,7 @@ t_filters_json() {
 	elif [ -z "$s_t" ] || [ "$s_t" -ge "$s_all" ] || [ "$s_t" -gt 440 ]; then
 		# At most 0.2 s x 1000 Hz x 2 CPUs = 400, plus 10% for the
 		# frequency mode's period adjustments.
-		fail report_filters "--time 0,0.2 kept $s_t of $s_all samples (1000 Hz on 2 CPUs)"
+		fail report_filters "--time +0,+0.2 kept $s_t of $s_all samples (1000 Hz on 2 CPUs)"
 	elif [ "$n_all" -lt 3 ]; then
 		fail report_filters "only $n_all entries"
 	else
@@ -196,11 +196,11 @@ t_filters_json() {
 		skip report_json "python3 not installed"
 		return
 	fi
-	if "$ANA" report --json --sort sym "$T/w.amber" 2>/dev/null | python3 -c '
+	if "$ANA" report --no-children --json --sort sym "$T/w.amber" 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 e = d["events"][0]["entries"]
-assert e[0]["sym"] == "[.] hot_a", e[0]
+assert e[0]["sym"] == "hot_a" and e[0]["kernel"] is False, e[0]
 assert abs(sum(x["overhead"] for x in e) - 100) < 0.01
 '; then
 		ok report_json
@@ -221,7 +221,7 @@ t_perf() {
 	fi
 	run_timeout 120 "$REC" -e cpu-clock:u -F 1000 -o "$T/p.amber" -- \
 		"$T/bin/workload" --work 60 >/dev/null 2>&1
-	"$ANA" report --sort sym "$T/p.amber" >"$T/p.txt" 2>/dev/null
+	"$ANA" report --no-children --sort sym "$T/p.amber" >"$T/p.txt" 2>/dev/null
 	perf report -i "$T/perf.data" --stdio --no-children --sort sym 2>/dev/null >"$T/perf.txt"
 	ours=$(top "$T/p.txt" 5 | sort | tr '\n' ' ')
 	theirs=$(top "$T/perf.txt" 5 | sort | tr '\n' ' ')

@@ -144,7 +144,7 @@ test_self_contained() {
 		# The worker threads, their names and symbols, from this file
 		# alone: no sample without its command's name, none of workload
 		# without a symbol.
-		"$ANA" report --sort comm,dso,sym "$f" 2>/dev/null | grep -v '^#' | grep . >"$T/sc.rep"
+		"$ANA" report --no-children -g none --sort comm,dso,sym "$f" 2>/dev/null | grep -v '^#' | grep . >"$T/sc.rep"
 		grep -q 'worker-[01]  *workload  *\[\.\] hot_a$' "$T/sc.rep" && named=$((named + 1))
 		unnamed=$(awk '$4 !~ /^(workload|worker-[01])$/ || ($5 == "workload" && $7 ~ /^0x/)' "$T/sc.rep")
 		[ -z "$unnamed" ] || bad="$bad; $b: $unnamed"

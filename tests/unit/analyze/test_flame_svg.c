@@ -226,6 +226,31 @@ static void test_colours(void **state)
 	/* 0x1234 is absent from slot 1: not drawn. */
 	assert_null(strstr(svg, "0x1234"));
 	free(svg);
+
+	/* Coloured by significance: what is not significant is neutral and
+	 * outlined, whatever its change; the legend says so. */
+	{
+		size_t nr = ana_stk_tree_count(t);
+		double *p = calloc(nr, sizeof(*p));
+
+		assert_non_null(p);
+		for (size_t i = 0; i < nr; i++)
+			p[i] = strcmp(ana_stk_tree_node(t, (uint32_t)i)->name, "work") ? 0.5 : 0.001;
+		o.p_holm = p;
+		o.alpha = 0.05;
+		o.nr_tests = nr - 1;
+		svg = render(t, &o);
+		n = parse_frames(svg, v, 32);
+		assert_int_equal(sscanf(find(v, n, svg, "work")->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+		assert_true(r == 255 && g < 200 && g == b);
+		assert_string_equal(find(v, n, svg, "sys_read")->fill, "rgb(224,224,218)");
+		assert_non_null(strstr(svg, "stroke=\"rgb(150,150,150)\""));
+		assert_non_null(strstr(svg, "not significant (p 0.5, Holm)"));
+		assert_non_null(strstr(svg, ">no significant change</text>"));
+		assert_non_null(strstr(svg, "Holm-adjusted p below 0.05 over"));
+		free(svg);
+		free(p);
+	}
 	ana_stk_tree_free(t);
 }
 

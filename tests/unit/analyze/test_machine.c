@@ -338,6 +338,77 @@ static void test_resolve_after_changes(void **state)
 	assert_int_equal(loc.offset, 0x10);
 }
 
+struct walked {
+	enum ana_loc_kind kind[16];
+	uint64_t addr[16];
+	unsigned n;
+};
+
+static int keep_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
+{
+	struct walked *w = ctx;
+
+	(void)depth;
+	if (w->n < 16) {
+		w->kind[w->n] = loc->kind;
+		w->addr[w->n++] = loc->addr;
+	}
+	return 0;
+}
+
+/*
+ * A frame-pointer chain that runs on, after its last mapped return
+ * address, into addresses where nothing is mapped ends there with one
+ * marker; unmapped frames between mapped ones (a JIT) stay; the sampled pc
+ * always stays; ANA_WALK_RAW gives the chain as recorded.
+ */
+static void test_broken_fp_chain(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
+			     0x1100, 0x1200, 0x9000, 0x1300, 0x7777, 0x8888, 0x7777 };
+	struct ana_sample smp = { .pid = 3, .tid = 3, .cpumode = PERF_RECORD_MISC_KERNEL,
+				  .callchain = chain, .nr_callchain = 10 };
+	const char *names[4];
+	struct ana_thread *t;
+	struct walked w = { .n = 0 };
+	size_t n;
+
+	comm(f->m, 3, 3, "py", false);
+	t = ana_machine_find_thread(f->m, 3);
+	mmap2(f->m, 3, 0x1000, 0x1000, 0, "/nonexistent/libpython.so");
+	assert_int_equal(ana_stack_walk(f->m, NULL, t, &smp, 0, 0, keep_frame, &w), 6);
+	assert_true(w.kind[0] != ANA_LOC_BROKEN_FP);
+	assert_int_equal(w.addr[1], 0x1100);
+	assert_int_equal(w.addr[3], 0x9000);   /* between mapped frames: kept */
+	assert_int_equal(w.addr[4], 0x1300);
+	assert_int_equal(w.kind[5], ANA_LOC_BROKEN_FP);
+	assert_int_equal(w.addr[5], 0x7777);
+	assert_int_equal(ana_machine_broken_chains(f->m, names, 4, &n), 1);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "libpython.so");
+	/* As recorded, on request. */
+	w.n = 0;
+	assert_int_equal(ana_stack_walk(f->m, NULL, t, &smp, ANA_WALK_RAW, 0, keep_frame, &w), 8);
+	assert_int_equal(w.addr[7], 0x7777);
+	assert_int_equal(w.kind[7], ANA_LOC_UNKNOWN);
+	/* A user pc in nothing mapped, with nothing after it: no marker. */
+	smp.nr_callchain = 4;
+	chain[3] = 0x9000;
+	w.n = 0;
+	assert_int_equal(ana_stack_walk(f->m, NULL, t, &smp, 0, 0, keep_frame, &w), 2);
+	assert_int_equal(w.kind[1], ANA_LOC_UNKNOWN);
+	/* ... and with garbage after it, the pc stays and the rest goes. */
+	smp.nr_callchain = 6;
+	chain[4] = 0x5555;
+	w.n = 0;
+	assert_int_equal(ana_stack_walk(f->m, NULL, t, &smp, 0, 0, keep_frame, &w), 3);
+	assert_int_equal(w.addr[1], 0x9000);
+	assert_int_equal(w.kind[2], ANA_LOC_BROKEN_FP);
+	assert_int_equal(ana_machine_broken_chains(f->m, names, 4, &n), 2);
+	assert_int_equal(n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +418,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fork_exec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_after_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_broken_fp_chain, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -221,10 +221,19 @@ static struct amb_writer *begin(const char *target, bool with_sched, bool switch
 	return w;
 }
 
+/* The RING block with the span of its records' times, @first to @last
+ * (0, 0: none said), which --time ranges are resolved against. */
+static void finish_span(struct amb_writer *w, uint64_t first, uint64_t last)
+{
+	struct amb_block_desc d = { AMB_BLOCK_RING, 0, 1, first, last };
+
+	assert_int_equal(amb_writer_append(w, &d, ring.data, ring.len), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+}
+
 static void finish(struct amb_writer *w)
 {
-	append(w, AMB_BLOCK_RING, 0, &ring);
-	assert_int_equal(amb_writer_close(w), 0);
+	finish_span(w, 0, 0);
 }
 
 /* ---- collecting what the model hands over ------------------------------------------ */
@@ -313,7 +322,7 @@ static void write_command(void)
 	exit_rec(3000, 101);                /* B's last run ends */
 	sw(4000, 100, 0x1, 0);              /* A sleeps to the end */
 	clock_sample(5000, 102);
-	finish(w);
+	finish_span(w, 1000, 5000);
 }
 
 static void test_command(void **state)
@@ -380,8 +389,8 @@ static void test_filters(void **state)
 	assert_int_equal(g.nr_runs, 1);
 	assert_int_equal(g.run_tid[0], 101);
 	assert_int_equal(g.samples, 1);
-	/* --time from the first sample (1000 ns): 1550..2600 ns. */
-	run(&g, NULL, "0.00000055,0.0000016", NULL);
+	/* --time from the recording's start (1000 ns): 1550..2600 ns. */
+	run(&g, NULL, "+0.00000055,+0.0000016", NULL);
 	assert_int_equal(g.nr_waits, 2);
 	assert_int_equal(g.waits[0].start, 1550);
 	assert_int_equal(g.waits[0].end, 1600);
@@ -394,6 +403,19 @@ static void test_filters(void **state)
 	assert_int_equal(g.runs[1].end, 2600);
 	assert_int_equal(g.runs[2].start, 2500);
 	assert_int_equal(g.runs[2].end, 2600);
+	/* Several --time ranges would split waits: refused, said. */
+	{
+		struct ana_pipeline_opts o;
+		struct ana_sched *s = NULL;
+
+		ana_pipeline_opts_init(&o);
+		assert_int_equal(ana_filter_set(&o.filter, ANA_FILTER_TIME,
+						"+0.0000005,+0.000001 +0.000002,+0.000003"), 0);
+		assert_int_equal(ana_sched_open(path, &o, ANA_SCHED_NEED_SWITCH_TP, &s), -EINVAL);
+		assert_null(s);
+		assert_non_null(strstr(amb_errmsg(), "the scheduler's views take one range"));
+		ana_pipeline_opts_free(&o);
+	}
 }
 
 /* The other byte order: the payloads are the producer's too. */

@@ -242,6 +242,76 @@ static void test_bad_index(void **state)
 	tmpdir_free(dir);
 }
 
+/*
+ * info (the reader's problems) and verify say the same of a closed file
+ * with bytes appended after its trailer, of one whose index lists a block
+ * whose header is damaged, and of an index entry that is not a copy of
+ * its block's header (FORMAT.md §7).
+ */
+static void test_reader_and_verify_agree(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "a.amber");
+	struct problems ps = { 0 };
+	struct amb_reader *r;
+	uint8_t *b, *more;
+	size_t len;
+	uint64_t off;
+
+	(void)state;
+	make_file(path, 0);
+	b = slurp(path, &len);
+	/* Appended bytes: the recording is still closed and indexed. */
+	more = malloc(len + 30);
+	assert_non_null(more);
+	memcpy(more, b, len);
+	memset(more + len, 'x', 30);
+	assert_int_equal(spew(path, more, len + 30), 0);
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	assert_true(amb_reader_indexed(r));
+	assert_int_equal(amb_reader_block_count(r), NBLOCKS + 2);
+	assert_int_equal(amb_reader_problem_count(r), 1);
+	assert_non_null(strstr(amb_reader_problem(r, 0)->msg,
+			       "30 bytes after the trailer of the closed recording"));
+	assert_int_equal(amb_verify(path, collect_problem, &ps, NULL), 1);
+	assert_string_equal(ps.first, amb_reader_problem(r, 0)->msg);
+	amb_reader_close(r);
+	free(more);
+
+	/* A damaged header the index lists: the index is not used, the block
+	 * is lost; one problem each for both. */
+	off = AMB_FILE_HDR_SIZE;
+	off += AMB_BLOCK_HDR_SIZE + amb_get_le64(b + off + 32);   /* block 1 */
+	b[off + 40] ^= 0xff;
+	assert_int_equal(spew(path, b, len), 0);
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	assert_false(amb_reader_indexed(r));
+	assert_int_equal(amb_reader_problem_count(r), 2);
+	assert_non_null(strstr(amb_reader_problem(r, 0)->msg, "index entry 1: no such block"));
+	assert_non_null(strstr(amb_reader_problem(r, 1)->msg, "header checksum mismatch"));
+	memset(&ps, 0, sizeof(ps));
+	assert_int_equal(amb_verify(path, collect_problem, &ps, NULL), 2);
+	assert_non_null(strstr(ps.first, "header checksum mismatch"));
+	amb_reader_close(r);
+	b[off + 40] ^= 0xff;
+
+	/* An entry whose record_count is not its header's: headers win. */
+	patch_index(b, len, AMB_INDEX_PREFIX + 5 * AMB_INDEX_ENTRY_SIZE + 40, 77);
+	assert_int_equal(spew(path, b, len), 0);
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	assert_false(amb_reader_indexed(r));
+	assert_int_equal(amb_reader_problem_count(r), 1);
+	assert_non_null(strstr(amb_reader_problem(r, 0)->msg,
+			       "index entry 5 disagrees with the block header"));
+	assert_int_equal(amb_reader_block(r, 5)->record_count, 1);
+	memset(&ps, 0, sizeof(ps));
+	assert_int_equal(amb_verify(path, collect_problem, &ps, NULL), 1);
+	assert_non_null(strstr(ps.first, "entry 5: record_count disagrees"));
+	amb_reader_close(r);
+	free(b);
+	tmpdir_free(dir);
+}
+
 static void test_filters(void **state)
 {
 	char *dir = tmpdir_new();
@@ -424,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_truncate_everywhere),
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_bad_index),
+		cmocka_unit_test(test_reader_and_verify_agree),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_warnings),
