@@ -46,6 +46,7 @@
 #include "record/evsel.h"
 #include "record/tp_filter.h"
 #include "record/ksyms_trim.h"
+#include "record/mem.h"
 #include "record/options.h"
 #include "record/output.h"
 #include "record/privileges.h"
@@ -97,6 +98,7 @@ static void usage(FILE *f)
 		"       amber-rec [OPTIONS] -p PID[,PID] | -t TID[,TID] | -u USER | -a | -C CPUS\n"
 		"                 | -G CGROUP\n"
 		"       amber-rec stat [OPTIONS] -- COMMAND [ARGS]   (amber-rec stat --help)\n"
+		"       amber-rec mem [OPTIONS] -- COMMAND [ARGS]    (amber-rec mem --help)\n"
 		"       amber-rec sched [OPTIONS] [-- COMMAND]  (amber-rec sched --help)\n"
 		"       amber-rec --list-events [PATTERN] [-v]\n\n"
 		"  -e, --event SPEC         event to sample (repeatable; default cycles)\n"
@@ -104,7 +106,11 @@ static void usage(FILE *f)
 		"  -c, --count PERIOD       sample every PERIOD events instead\n"
 		"  -g                       kernel+user call chains (frame pointers)\n"
 		"      --call-graph MODE    fp, or dwarf[,SIZE] (user stack copy, default %u)\n"
-		"  -d, --data               data addresses, data source and weight\n"
+		"  -d, --data               data addresses and their source (what the PMU says\n"
+		"                           of them), and the data mappings that hold them\n"
+		"      --phys-data          physical addresses of the data\n"
+		"      --data-page-size     page size of the data addresses\n"
+		"  -W, --weight             the cost of each access (latency, where the PMU gives it)\n"
 		"  -b, --branch             branch stacks (needs a PMU with LBR/BRBE)\n"
 		"  -p, --pid PIDS           attach to processes (all their threads)\n"
 		"  -t, --tid TIDS           attach to threads\n"
@@ -248,6 +254,10 @@ static void setup_sampling(struct rec_session *s, unsigned pages)
 	sp->callgraph = s->opts.callgraph;
 	sp->stack_size = s->opts.stack_size;
 	sp->data = s->opts.data;
+	sp->phys_data = s->opts.phys_data;
+	sp->data_page_size = s->opts.data_page_size;
+	sp->weight = s->opts.weight;
+	sp->weight_struct = s->opts.weight && rec_weight_struct();
 	sp->branch = s->opts.branch;
 	sp->switch_events = s->opts.switch_events;
 	sp->enable_on_exec = s->target.kind == REC_TARGET_CMD;
@@ -465,6 +475,9 @@ static uint64_t trim_kernel_symbols(struct rec_session *s)
 	return err ? 0 : st.raw_saved;
 }
 
+/* `amber-rec mem`'s rewritten command line (mem.c), when that was the command. */
+static struct rec_mem_cmdline mem_cmdline;
+
 static void rec_session_free(struct rec_session *s)
 {
 	free(s->filters);
@@ -475,6 +488,7 @@ static void rec_session_free(struct rec_session *s)
 	rec_output_close(&s->out);
 	rec_events_free(&s->events);
 	rec_opts_free(&s->opts);
+	rec_mem_cmdline_free(&mem_cmdline);
 }
 
 /*
@@ -603,6 +617,19 @@ int main(int argc, char **argv)
 	amb_set_warn(print_warning, NULL);
 	if (argc > 1 && !strcmp(argv[1], "stat"))
 		return rec_stat_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "mem")) {
+		/* perf mem record: a recording with this host's memory events. */
+		struct rec_mem_probe probe;
+
+		if (rec_mem_probe(&probe)) {
+			fprintf(stderr, "amber-rec mem: error: out of memory\n");
+			return EXIT_REC_FAIL;
+		}
+		ret = rec_mem_cmdline(argc, argv, &probe, &mem_cmdline, stdout);
+		if (ret >= 0)
+			return ret;
+		ret = EXIT_REC_FAIL;
+	}
 	s->target.go_fd = s->target.err_fd = -1;
 	s->out.fd = -1;
 	/* `amber-rec sched ...` is `amber-rec --sched ...` (sched_events.c). */
@@ -612,7 +639,12 @@ int main(int argc, char **argv)
 		sched_cmd = argv[1];
 		argv[1] = sched_opt;
 	}
-	err = rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err));
+	/* amber-rec mem: its options turned into amber-rec's (mem.c). */
+	if (mem_cmdline.argv)
+		err = rec_opts_parse(&s->opts, mem_cmdline.argc, mem_cmdline.argv, s->err,
+				     sizeof(s->err));
+	else
+		err = rec_opts_parse(&s->opts, argc, argv, s->err, sizeof(s->err));
 	if (sched_cmd)
 		argv[1] = sched_cmd;   /* the recorded cmdline says what was typed */
 	if (!err && rec_sched_apply(&s->opts)) {

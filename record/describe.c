@@ -171,6 +171,7 @@ int rec_snapshot_take(const struct rec_describe *d, uint64_t time, bool descenda
 	x.time = time;
 	x.cpu = (uint32_t)t->cpus[0];
 	x.buildids = &snap->buildids;
+	x.data = d->opts->data;
 	x.cache = rec_buildid_cache_new();
 	if (!x.cache)
 		err = -ENOMEM;

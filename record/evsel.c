@@ -44,8 +44,16 @@ uint64_t rec_sample_type(const struct rec_sampling *s)
 		st |= PERF_SAMPLE_CALLCHAIN;
 	if (s->callgraph == REC_CG_DWARF)
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	/* As perf record: -d is the data address and its source (what the
+	 * PMU says of it; PERF_MEM_NA from others), -W the access cost. */
 	if (s->data)
-		st |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+		st |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	if (s->phys_data)
+		st |= PERF_SAMPLE_PHYS_ADDR;
+	if (s->data_page_size)
+		st |= PERF_SAMPLE_DATA_PAGE_SIZE;
+	if (s->weight)
+		st |= s->weight_struct ? PERF_SAMPLE_WEIGHT_STRUCT : PERF_SAMPLE_WEIGHT;
 	if (s->branch)
 		st |= PERF_SAMPLE_BRANCH_STACK;
 	return st;
@@ -97,8 +105,36 @@ void rec_attr_apply(struct rec_event *ev, const struct rec_sampling *s, bool fir
 		a->comm_exec = 1;
 		a->task = 1;
 		a->build_id = 1;
+		/* Data addresses are named by the mappings that hold them:
+		 * the heap, stacks, anonymous and file data too. */
+		a->mmap_data = s->data;
 		a->context_switch = s->switch_events;
 	}
+}
+
+bool rec_weight_struct(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static int known = -1;
+
+	if (known < 0) {
+		struct perf_event_attr a = {
+			.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_DUMMY, .disabled = 1,
+			.sample_period = 1, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_WEIGHT_STRUCT,
+			.exclude_kernel = 1, .exclude_hv = 1,
+		};
+		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+		/* Only EINVAL says the kernel does not know the bit. */
+		known = fd >= 0 || errno != EINVAL;
+		if (fd >= 0)
+			close(fd);
+	}
+	return known;
+#else
+	return false;
+#endif
 }
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group, unsigned long fl)
@@ -331,6 +367,14 @@ static int open_with_fallbacks(struct rec_evlist *el, size_t e, const struct rec
 
 	prepare_event(ev, e, s);
 	ret = open_event(el, e, s, t, err, errlen);
+	/* P: the highest precise_ip the PMU takes, as perf's
+	 * evsel__precise_ip_fallback() finds it. */
+	while ((ret == -EOPNOTSUPP || ret == -EINVAL || ret == -ENOENT) && ev->precise_max &&
+	       ev->attr.precise_ip) {
+		close_event(el, e);
+		ev->attr.precise_ip--;
+		ret = open_event(el, e, s, t, err, errlen);
+	}
 	if ((ret == -EACCES || ret == -EPERM) && per_task && !ev->user_modifiers &&
 	    !ev->attr.exclude_kernel && rec_proc_sys_long("perf_event_paranoid", 2) > 1) {
 		close_event(el, e);

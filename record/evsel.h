@@ -21,6 +21,11 @@ struct rec_sampling {
 	enum rec_callgraph callgraph;
 	uint32_t stack_size;
 	bool data, branch;
+	bool phys_data;            /* --phys-data */
+	bool data_page_size;       /* --data-page-size */
+	bool weight;               /* -W */
+	bool weight_struct;        /* -W as PERF_SAMPLE_WEIGHT_STRUCT (perf's x86
+				    * choice, where the kernel takes it) */
 	bool raw;                  /* some event is a tracepoint: RAW on all */
 	bool switch_events;        /* PERF_RECORD_SWITCH records (first event) */
 	bool enable_on_exec;       /* CMD targets */
@@ -30,6 +35,14 @@ struct rec_sampling {
 
 /* The sample_type every event of a recording shares (FORMAT.md §5.6). */
 uint64_t rec_sample_type(const struct rec_sampling *s);
+
+/*
+ * Whether -W is recorded as PERF_SAMPLE_WEIGHT_STRUCT, as perf does on
+ * x86 (the latency in the low 32 bits, instruction latency above it): on
+ * x86 when this kernel takes it (Linux 5.12 and later; probed once with a
+ * software event), elsewhere never (PERF_SAMPLE_WEIGHT).
+ */
+bool rec_weight_struct(void);
 
 /*
  * Fill the sampling part of @ev's attr (already typed by rec_events_parse)

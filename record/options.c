@@ -28,6 +28,8 @@ enum {
 	OPT_DURATION,
 	OPT_LIST,
 	OPT_VERSION,
+	OPT_PHYS_DATA,
+	OPT_DATA_PAGE_SIZE,
 	OPT_SWITCH_OUTPUT,
 	OPT_SWITCH_MAX_FILES,
 	OPT_MAX_SIZE,
@@ -46,6 +48,9 @@ static const struct option long_opts[] = {
 	{ "count",             required_argument, NULL, 'c' },
 	{ "call-graph",        required_argument, NULL, OPT_CALL_GRAPH },
 	{ "data",              no_argument,       NULL, 'd' },
+	{ "phys-data",         no_argument,       NULL, OPT_PHYS_DATA },
+	{ "data-page-size",    no_argument,       NULL, OPT_DATA_PAGE_SIZE },
+	{ "weight",            no_argument,       NULL, 'W' },
 	{ "branch",            no_argument,       NULL, OPT_BRANCH },
 	{ "branch-any",        no_argument,       NULL, 'b' },
 	{ "mmap-pages",        required_argument, NULL, 'm' },
@@ -76,6 +81,9 @@ static const struct option long_opts[] = {
 	{ "filter",            required_argument, NULL, OPT_FILTER },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* '+': stop at the first non-option, which starts the command. */
+#define REC_SHORT_OPTS "+:e:o:F:c:gdWbm:z:p:t:aC:G:u:vh"
 
 /* Parse an unsigned decimal in [lo, hi]. */
 static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -320,8 +328,7 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 	optind = 0;  /* full reset of getopt's state, also for tests */
 	opterr = 0;
 
-	/* '+': stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+:e:o:F:c:gdbm:z:p:t:aC:G:u:vh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, REC_SHORT_OPTS, long_opts, NULL)) != -1) {
 		uint64_t v;
 
 		switch (c) {
@@ -361,6 +368,15 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 			break;
 		case 'd':
 			o->data = true;
+			break;
+		case OPT_PHYS_DATA:
+			o->phys_data = true;
+			break;
+		case OPT_DATA_PAGE_SIZE:
+			o->data_page_size = true;
+			break;
+		case 'W':
+			o->weight = true;
 			break;
 		case 'b':
 		case OPT_BRANCH:
@@ -563,6 +579,35 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t 
 		return fail(err, errlen, "nothing to record: give a command, -p PID, -t TID, "
 			    "-u USER, -G CGROUP or -a");
 	return check_output_modes(o, err, errlen);
+}
+
+int rec_opts_arg_count(const char *arg)
+{
+	const char *eq;
+
+	if (!arg || arg[0] != '-' || !arg[1] || !strcmp(arg, "--"))
+		return 0;
+	if (arg[1] == '-') {
+		size_t n;
+
+		arg += 2;
+		eq = strchr(arg, '=');
+		n = eq ? (size_t)(eq - arg) : strlen(arg);
+		for (const struct option *lo = long_opts; lo->name; lo++)
+			if (strlen(lo->name) == n && !strncmp(lo->name, arg, n))
+				return !eq && lo->has_arg == required_argument;
+		return 0;
+	}
+	/* A cluster: the first letter that takes a value takes the rest. */
+	for (const char *c = arg + 1; *c; c++) {
+		const char *s = *c != ':' && *c != '+' ? strchr(REC_SHORT_OPTS, *c) : NULL;
+
+		if (!s)
+			return 0;
+		if (s[1] == ':')
+			return !c[1];
+	}
+	return 0;
 }
 
 void rec_opts_free(struct rec_opts *o)

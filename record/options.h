@@ -41,7 +41,10 @@ struct rec_opts {
 	uint64_t period;           /* -c; 0 = use freq */
 	enum rec_callgraph callgraph;
 	uint32_t stack_size;       /* --call-graph dwarf,SIZE */
-	bool data;                 /* -d */
+	bool data;                 /* -d: ADDR and DATA_SRC, data mappings too */
+	bool phys_data;            /* --phys-data: PHYS_ADDR */
+	bool data_page_size;       /* --data-page-size: DATA_PAGE_SIZE */
+	bool weight;               /* -W/--weight: WEIGHT_STRUCT (x86) or WEIGHT */
 	bool branch;               /* --branch */
 	unsigned mmap_pages;       /* -m; 0 = chosen from the sampling mode */
 	int zstd_level;            /* -z */
@@ -105,6 +108,15 @@ int rec_parse_duration(const char *s, uint64_t *ns);
 int rec_opts_parse(struct rec_opts *o, int argc, char **argv, char *err, size_t errlen);
 /* Free the arrays rec_opts_parse() allocated and zero @o (NULL-safe). */
 void rec_opts_free(struct rec_opts *o);
+
+/*
+ * How many of the arguments after @arg amber-rec's option @arg takes as
+ * its value: 1 for "-o" or "--output" (value in the next argument), 0 for
+ * "-oFILE", "--output=FILE", a flag or a cluster of flags ("-ag"), or
+ * what is not an option of amber-rec.  For `amber-rec mem`, which passes
+ * the options it does not know on to the recorder's command line.
+ */
+int rec_opts_arg_count(const char *arg);
 
 /* The command line of `amber-rec stat`, perf stat's options. */
 struct rec_stat_opts {

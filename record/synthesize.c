@@ -339,9 +339,16 @@ static int synth_maps(struct rec_synth_ctx *x, struct amb_buf *out, pid_t pid)
 		struct rec_mmap2 m;
 		uint8_t kind = AMB_DSO_USER;
 
-		if (rec_maps_parse_line(line, &ml) || !(ml.prot & PROT_EXEC) || !*ml.path)
+		if (rec_maps_parse_line(line, &ml) || (!(ml.prot & PROT_EXEC) && !x->data))
 			continue;
-		if (!strcmp(ml.path, "[vdso]")) {
+		if (!*ml.path && x->data) {
+			ml.path = "//anon";
+		} else if (!*ml.path) {
+			continue;
+		} else if (!strcmp(ml.path, "[heap]") || !strcmp(ml.path, "[stack]")) {
+			if (!x->data)
+				continue;
+		} else if (!strcmp(ml.path, "[vdso]")) {
 			bid = *vdso_buildid(x);
 			kind = AMB_DSO_VDSO;
 		} else if (ml.path[0] == '/') {

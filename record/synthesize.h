@@ -28,6 +28,7 @@ struct rec_synth_ctx {
 	struct rec_buildid vdso;   /* this kernel's vDSO, read once */
 	bool vdso_done;
 	uint64_t nr_records;       /* records appended so far */
+	bool data;                 /* -d: data mappings too, as mmap_data reports them */
 };
 
 /* Append a COMM / FORK (thread @tid to its process @pid) / MMAP2 record
@@ -55,7 +56,9 @@ int rec_synth_mmap2(struct rec_synth_ctx *x, struct amb_buf *out, const struct r
  * For each thread of process @pid, the leader first: a FORK (the leader
  * from its parent, every other thread from the leader) followed by the
  * thread's own COMM, which a reader applies after the FORK's inherited
- * name; then MMAP2 for every executable mapping of @pid, build-ids read through the cache and listed
+ * name; then MMAP2 for every executable mapping of @pid (with x->data
+ * every mapping: files, [heap], [stack], and anonymous memory as
+ * "//anon", perf's name), build-ids read through the cache and listed
  * once in x->buildids.  A process that vanished meanwhile or cannot be
  * read is skipped: returns 0 with nothing added.  Errors: -ENOMEM, -E2BIG.
  */

@@ -2,8 +2,9 @@
 /*
  * record/topology.c - the TOPOLOGY key/values (FORMAT.md §5.7): which core,
  * package, die and NUMA node each CPU belongs to, node distances, memory
- * and physical ranges, and CPU caches.  libnuma gives distances and sizes;
- * sysfs gives everything else.
+ * and physical ranges, the memory block size and huge pages per node, and
+ * CPU caches.  libnuma gives distances and sizes; sysfs gives everything
+ * else.
  */
 #include <assert.h>
 #include <dirent.h>
@@ -191,6 +192,37 @@ static int zoneinfo_ranges(struct amb_buf *ranges, int nr_nodes)
 	return err;
 }
 
+/* node.N.hugepages.SIZEkB.total and .free: the huge pages of each size the
+ * node holds, from its hugepages/hugepages-SIZEkB directories. */
+static int put_hugepages(struct amb_buf *b, int n)
+{
+	char dir[96];
+	DIR *d;
+	struct dirent *de;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), SYS_NODE "/node%d/hugepages", n);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		static const char *const what[][2] = { { "total", "nr_hugepages" },
+						       { "free", "free_hugepages" } };
+		unsigned long kb;
+		char key[96], path[384], tail;
+
+		if (sscanf(de->d_name, "hugepages-%lukB%c", &kb, &tail) != 1)
+			continue;
+		for (size_t i = 0; i < AMB_ARRAY_SIZE(what) && !err; i++) {
+			snprintf(key, sizeof(key), "node.%d.hugepages.%lukB.%s", n, kb, what[i][0]);
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, de->d_name, what[i][1]);
+			err = put_file(b, key, path);
+		}
+	}
+	closedir(d);
+	return err;
+}
+
 static int put_nodes(struct amb_buf *b)
 {
 	bool have_numa = numa_available() >= 0;
@@ -232,6 +264,8 @@ static int put_nodes(struct amb_buf *b)
 		snprintf(key, sizeof(key), "node.%d.ranges", n);
 		if (!err && ranges[n].len)
 			err = amb_kv_put(b, key, ranges[n].data, ranges[n].len);
+		if (!err)
+			err = put_hugepages(b, n);
 	}
 	for (int n = 0; n < nr_nodes; n++)
 		amb_buf_free(&ranges[n]);
@@ -244,9 +278,16 @@ int rec_topology_build(struct amb_buf *b)
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int err = 0;
 
+	char *bsz = amb_read_file(SYS_MEM "/block_size_bytes", 64, NULL);
+
 	for (int cpu = 0; cpu < ncpu && !err; cpu++)
 		err = put_cpu(b, cpu);
 	if (!err)
 		err = put_nodes(b);
+	/* The granule of node.N.ranges: memory is hot-plugged, and moves
+	 * between nodes, a block at a time. */
+	if (!err && bsz && strtoull(bsz, NULL, 16))
+		err = put_fmt(b, "memory.block_size", "%llu", strtoull(bsz, NULL, 16));
+	free(bsz);
 	return err;
 }

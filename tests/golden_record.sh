@@ -32,7 +32,8 @@ rec fp -e cpu-clock -F 999 -g -- "$P/workload" --work 30
 rec fp2 -e cpu-clock -F 999 -g -- "$P/workload" --work 30 --mix 2,3,5
 rec dwarf -e cpu-clock -F 499 --call-graph dwarf,8192 -- "$P/workload-nofp" --work 15
 rec tp -e sched:sched_switch -e '{cpu-clock,task-clock}' -g -- "$P/workload" --work 10 --sleep-ms 2
-rec pf -e page-faults -c 1 -d -g -- "$P/workload" --work 2
+# -d -W: data addresses, data sources and weights (-W was part of -d before issue 15).
+rec pf -e page-faults -c 1 -d -W -g -- "$P/workload" --work 2
 # Counts, not samples: per CPU, in 50 ms intervals (nothing to archive).
 rm -f "$OUT/stat.amber"
 "$REC" stat -o "$OUT/stat.amber" -a -A -I 50 -e '{cpu-clock,context-switches},page-faults,cycles' \

@@ -67,6 +67,8 @@ static const struct {
 	{ "export", ana_cmd_export, "write the samples as pprof, speedscope, Chrome trace or perf script" },
 	{ "import", ana_cmd_import, "convert a perf.data file into an .amber recording" },
 	{ "stat",   ana_cmd_stat,   "the stored counts as perf stat's table (amber-rec stat -o)" },
+	{ "mem",    ana_cmd_mem,    "memory accesses per NUMA node, level and data object (-d)" },
+	{ "topology", ana_cmd_topology, "the recorded machine: packages, cores, nodes, memory, caches" },
 	{ "sched",  ana_cmd_sched,  "scheduler latency, timehist, and who woke the longest waits" },
 };
 

@@ -40,6 +40,8 @@ int ana_cmd_buildids(int argc, char **argv);
 int ana_cmd_export(int argc, char **argv);
 int ana_cmd_import(int argc, char **argv);
 int ana_cmd_stat(int argc, char **argv);
+int ana_cmd_mem(int argc, char **argv);
+int ana_cmd_topology(int argc, char **argv);
 int ana_cmd_sched(int argc, char **argv);
 
 /* ---- options every sample command takes ---------------------------------- */

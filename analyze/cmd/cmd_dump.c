@@ -37,7 +37,8 @@ static const char usage[] =
 	"       unknown), synth (bool), size\n"
 	"     SAMPLE: event (name or null), id, ip, period, cpumode (kernel, user,\n"
 	"       hv, guest_kernel, guest_user, unknown), callchain (array of\n"
-	"       {ctx, addr}); when sampled: addr, data_src, weight, raw_size,\n"
+	"       {ctx, addr}); when sampled: addr, data_src, weight, phys_addr,\n"
+	"       data_page_size, raw_size,\n"
 	"       regs_user (count), stack_user (size), stack_user_dyn\n"
 	"     MMAP, MMAP2: addr, len, pgoff, filename; MMAP2: prot, flags and\n"
 	"       either build_id (hex) or maj, min, ino, ino_generation\n"
@@ -121,6 +122,10 @@ static void text_sample(const struct ana_record *rec)
 		printf(" data_src 0x%" PRIx64, s->data_src);
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
 		printf(" weight %" PRIu64, s->weight);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		printf(" phys_addr 0x%" PRIx64, s->phys_addr);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		printf(" data_page_size %" PRIu64, s->data_page_size);
 	if (st & PERF_SAMPLE_RAW)
 		printf(" raw %u bytes", s->raw_size);
 	if (st & PERF_SAMPLE_REGS_USER)
@@ -284,6 +289,10 @@ static void json_sample(const struct ana_record *rec)
 		jhex("data_src", s->data_src);
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
 		jnum("weight", s->weight);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		jhex("phys_addr", s->phys_addr);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		jnum("data_page_size", s->data_page_size);
 	if (st & PERF_SAMPLE_RAW)
 		jnum("raw_size", s->raw_size);
 	if (st & PERF_SAMPLE_REGS_USER)

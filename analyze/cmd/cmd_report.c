@@ -27,6 +27,7 @@
 
 #include "analyze/cmd/cmd.h"
 #include "analyze/cmd/report.h"
+#include "analyze/cmd/report_memkeys.h"
 #include "common/util.h"
 #include <amber/common.h>
 
@@ -232,6 +233,8 @@ static int append_value(struct report *r, const struct sort_key *k, const struct
 		    ana_tp_format(r->tp, smp->raw, smp->raw_size, &r->val))
 			return amb_buf_printf(b, "[n/a]%c", KEY_SEP);
 		return key_put_n(b, (const char *)r->val.data, r->val.len);
+	case SK_MEM:
+		return ana_report_memkey_value(r, k, smp, t);
 	case SK_FIELD:
 		r->val.len = 0;
 		if (!r->tp || !smp->evt || !smp->evt->tracepoint ||
@@ -312,6 +315,9 @@ static void key_identity(const struct report *r, const struct ana_sample *smp,
 		case SK_TIME:
 			id[0] = smp->time / r->time_quantum;
 			id[1] = 0;
+			break;
+		case SK_MEM:
+			ana_report_memkey_identity(r, &r->keys[i], smp, id);
 			break;
 		case SK_SRCLINE:
 		case SK_SRCFILE:
@@ -825,12 +831,16 @@ static const char *key_names(char *buf, size_t len)
 static int add_key(struct report *r, const char *tok)
 {
 	enum sort_kind kind = key_kind(tok);
-	struct sort_key *k;
+	struct sort_key *k, mem = { .kind = SK_FIELD };
 	size_t i;
 
+	/* perf mem report's keys, node and remote (report_memkeys.c). */
+	if (kind == SK_FIELD && ana_report_memkey_parse(&mem, tok))
+		kind = SK_MEM;
 	for (i = 0; i < r->nr_keys; i++)
 		if (r->keys[i].kind == kind &&
-		    (kind != SK_FIELD || !strcmp(r->keys[i].name, tok)))
+		    (kind != SK_FIELD || !strcmp(r->keys[i].name, tok)) &&
+		    (kind != SK_MEM || r->keys[i].mem == mem.mem))
 			return 0;
 	if (r->nr_keys == AMB_ARRAY_SIZE(r->keys)) {
 		amb_errmsg_set("more than %zu sort keys", AMB_ARRAY_SIZE(r->keys));
@@ -838,7 +848,12 @@ static int add_key(struct report *r, const char *tok)
 	}
 	k = &r->keys[r->nr_keys++];
 	k->kind = kind;
-	if (kind != SK_FIELD) {
+	if (kind == SK_MEM) {
+		*k = mem;
+		/* A data object's name is made per sample. */
+		if (!ana_report_memkey_has_identity(k))
+			r->fast_keys = false;
+	} else if (kind != SK_FIELD) {
 		k->name = ana_report_sort_names[kind].header;
 	} else {
 		/* Anything else names a tracepoint field (prev_comm, ...),
@@ -912,7 +927,7 @@ static int parse_sort(struct report *r, const char *arg)
 static int check_field_keys(struct report *r)
 {
 	struct amb_buf fields = AMB_BUF_INIT;
-	char names[512];
+	char names[512], mnames[256];
 	int rc = 0;
 
 	for (size_t i = 0; i < r->nr_keys && !rc; i++) {
@@ -921,8 +936,9 @@ static int check_field_keys(struct report *r)
 		fields.len = 0;
 		if (r->tp && ana_tp_field_names(r->tp, r->keys[i].name, &fields) == 1)
 			continue;
-		ana_cmd_error("report", "unknown sort key '%s'; keys: %s%s%.*s", r->keys[i].name,
-			      key_names(names, sizeof(names)),
+		ana_cmd_error("report", "unknown sort key '%s'; keys: %s; memory keys: %s%s%.*s",
+			      r->keys[i].name, key_names(names, sizeof(names)),
+			      ana_report_memkey_names(mnames, sizeof(mnames)),
 			      fields.len ? "; tracepoint fields of this recording: " :
 					   " (the recording has no tracepoint fields)",
 			      (int)fields.len, fields.len ? (const char *)fields.data : "");
@@ -1020,6 +1036,7 @@ static const char usage[] =
 "                         (prev_comm, ...); default comm,dso,sym\n"
 "  -F, --fields LIST      columns: overhead, overhead_children, sample, period,\n"
 "                         and sort keys (--sort adds its keys after them)\n"
+ANA_REPORT_MEMKEYS_HELP
 "      --children         accumulate callers' overhead over callchains\n"
 "      --no-children      self overhead only\n"
 "  -g, --call-graph[=caller|callee|none[,PCT]]\n"
@@ -1195,6 +1212,7 @@ static int free_report(struct report *r, int rc)
 	memo_clear(&r->memos);
 	amb_hashmap_free(&r->memos.map);
 	free(r->memos.key);
+	ana_report_memkeys_free(r);
 	amb_hashmap_for_each(&r->threads_map, slot) {
 		struct thread_total *tt = slot->value;
 
@@ -1339,6 +1357,9 @@ int ana_cmd_report(int argc, char **argv)
 		return free_report(&r, 1);
 	r.s = ana_pipeline_session(r.p);
 	r.tp = ana_pipeline_tp(r.p);
+	rc = ana_report_memkeys_open(&r, path);
+	if (rc)
+		return free_report(&r, rc);
 	r.nr_hists = (r.time ? ANA_SCHED_NR_STATES : ana_session_event_count(r.s)) + 1;
 	r.hists = calloc(r.nr_hists, sizeof(*r.hists));
 	if (!r.hists)

@@ -24,6 +24,7 @@ enum {
 	F_PERIOD = 1u << 8, F_CPU = 1u << 9, F_TRACE = 1u << 10, F_PID = 1u << 11,
 	F_ADDR = 1u << 12, F_WEIGHT = 1u << 13, F_DATA_SRC = 1u << 14, F_TOD = 1u << 15,
 	F_SYMOFF = 1u << 16, F_CALLINDENT = 1u << 17,
+	F_PHYS_ADDR = 1u << 18, F_DATA_PAGE_SIZE = 1u << 19, F_INS_LAT = 1u << 20,
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
@@ -32,7 +33,8 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "srcline", F_SRCLINE }, { "period", F_PERIOD }, { "cpu", F_CPU },
 	{ "trace", F_TRACE }, { "addr", F_ADDR }, { "weight", F_WEIGHT },
 	{ "data_src", F_DATA_SRC }, { "tod", F_TOD }, { "symoff", F_SYMOFF },
-	{ "callindent", F_CALLINDENT },
+	{ "callindent", F_CALLINDENT }, { "phys_addr", F_PHYS_ADDR },
+	{ "data_page_size", F_DATA_PAGE_SIZE }, { "ins_lat", F_INS_LAT },
 };
 
 /* As perf script: addr is shown by default for samples that have one (-d),
@@ -59,6 +61,7 @@ struct script {
 	const char *leaf;      /* callindent: the current sample's leaf, interned */
 	struct ana_intern names;
 	int64_t realtime_off;  /* CLOCK_REALTIME - perf clock, ns (for tod) */
+	int data_src_width;    /* the widest data_src text so far (perf pads to it) */
 	time_t tod_sec;        /* the second tod_text shows, or -1 */
 	char tod_text[32];     /* "YYYY-MM-DD HH:MM:SS", local time */
 };
@@ -204,6 +207,28 @@ static int json_field(void *ctx, const struct ana_tp_value *v)
 	return 0;
 }
 
+/* The fields of a data source, in perf's words (resolve/datasrc.h). */
+static void json_mem(struct ana_out *o, uint64_t data_src)
+{
+	struct ana_datasrc d;
+	char buf[96];
+
+	ana_datasrc_decode(data_src, &d);
+	ana_out_str(o, ",\"mem\":{\"op\":");
+	ana_out_json(o, ana_datasrc_op(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"level\":");
+	ana_out_json(o, ana_datasrc_level(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"snoop\":");
+	ana_out_json(o, ana_datasrc_snoop(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"tlb\":");
+	ana_out_json(o, ana_datasrc_tlb(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"lock\":");
+	ana_out_json(o, ana_datasrc_lock(&d, buf, sizeof(buf)));
+	ana_out_str(o, ",\"blk\":");
+	ana_out_json(o, ana_datasrc_blk(&d, buf, sizeof(buf)));
+	ana_out_printf(o, ",\"remote\":%s,\"hops\":%u}", d.remote ? "true" : "false", d.hops);
+}
+
 static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 			      struct ana_thread *t, unsigned want)
 {
@@ -264,10 +289,28 @@ static void print_json_sample(struct script *sc, const struct ana_sample *smp,
 	}
 	if ((sc->fields & F_DATA_SRC) && has_field(smp, PERF_SAMPLE_DATA_SRC)) {
 		ana_out_printf(o, "%s\"data_src\":\"0x%" PRIx64 "\"", sep, smp->data_src);
+		json_mem(o, smp->data_src);
 		sep = ",";
 	}
-	if ((sc->fields & F_WEIGHT) && has_field(smp, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		ana_out_printf(o, "%s\"weight\":%" PRIu64, sep, smp->weight);
+	if (sc->fields & (F_WEIGHT | F_INS_LAT)) {
+		uint64_t w;
+		uint32_t ins_lat;
+
+		if (ana_sample_weight(smp, &w, &ins_lat) && (sc->fields & F_WEIGHT)) {
+			ana_out_printf(o, "%s\"weight\":%" PRIu64, sep, w);
+			sep = ",";
+		}
+		if ((sc->fields & F_INS_LAT) && has_field(smp, PERF_SAMPLE_WEIGHT_STRUCT)) {
+			ana_out_printf(o, "%s\"ins_lat\":%" PRIu32, sep, ins_lat);
+			sep = ",";
+		}
+	}
+	if ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) {
+		ana_out_printf(o, "%s\"phys_addr\":\"0x%" PRIx64 "\"", sep, smp->phys_addr);
+		sep = ",";
+	}
+	if ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE)) {
+		ana_out_printf(o, "%s\"data_page_size\":%" PRIu64, sep, smp->data_page_size);
 		sep = ",";
 	}
 	if (sc->fields & (F_IP | F_SYM | F_DSO | F_SRCLINE)) {
@@ -353,6 +396,28 @@ static void print_callindent(struct script *sc, const struct ana_sample *smp,
 	ana_out_char(o, ' ');
 }
 
+static bool has_phys(const struct script *sc, const struct ana_sample *smp)
+{
+	return ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) ||
+	       ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE));
+}
+
+/* The physical address and data page size come after the ip, symbol and
+ * dso, as perf script prints them. */
+static void print_phys(struct script *sc, struct ana_out *o, const struct ana_sample *smp)
+{
+	if ((sc->fields & F_PHYS_ADDR) && has_field(smp, PERF_SAMPLE_PHYS_ADDR)) {
+		ana_out_x64(o, smp->phys_addr, 16);
+		ana_out_char(o, ' ');
+	}
+	if ((sc->fields & F_DATA_PAGE_SIZE) && has_field(smp, PERF_SAMPLE_DATA_PAGE_SIZE)) {
+		char size[24];
+
+		ana_out_str(o, ana_page_size_name(smp->data_page_size, size, sizeof(size)));
+		ana_out_char(o, ' ');
+	}
+}
+
 static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
 {
 	struct script *sc = ctx;
@@ -399,14 +464,33 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		ana_out_char(o, ' ');
 	}
 	if ((sc->fields & F_DATA_SRC) && has_field(smp, PERF_SAMPLE_DATA_SRC)) {
+		char text[160];
+		int n;
+
+		/* perf script: the value, its description, padded to the
+		 * widest so far. */
 		ana_out_x64(o, smp->data_src, 16);
 		ana_out_char(o, ' ');
+		ana_datasrc_describe(smp->data_src, text, sizeof(text));
+		n = (int)strlen(text);
+		sc->data_src_width = AMB_MAX(sc->data_src_width, n);
+		ana_out_printf(o, "%-*s ", sc->data_src_width, text);
 	}
-	if ((sc->fields & F_WEIGHT) && has_field(smp, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		ana_out_u64(o, smp->weight, 16, ' ');
-		ana_out_char(o, ' ');
+	if (sc->fields & (F_WEIGHT | F_INS_LAT)) {
+		uint64_t w;
+		uint32_t ins_lat;
+
+		if (ana_sample_weight(smp, &w, &ins_lat) && (sc->fields & F_WEIGHT)) {
+			ana_out_u64(o, w, 16, ' ');
+			ana_out_char(o, ' ');
+		}
+		if ((sc->fields & F_INS_LAT) && has_field(smp, PERF_SAMPLE_WEIGHT_STRUCT)) {
+			ana_out_u64(o, ins_lat, 16, ' ');
+			ana_out_char(o, ' ');
+		}
 	}
 	if (!loc_fields) {
+		print_phys(sc, o, smp);
 		ana_out_char(o, '\n');
 		return 0;
 	}
@@ -428,12 +512,18 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 			ana_out_write(o, "\n  ", 3);
 			ana_out_text(o, ana_loc_srcline(&loc, line, sizeof(line)));
 		}
+		print_phys(sc, o, smp);
 		ana_out_char(o, '\n');
 		return 0;
 	}
 	ana_out_char(o, '\n');
 	sc->nr_frames = 0;
 	ana_pipeline_walk(sc->p, t, smp, want, sc->max_stack, print_frame, sc);
+	/* perf script: after the chain, on a line of their own. */
+	if (has_phys(sc, smp)) {
+		print_phys(sc, o, smp);
+		ana_out_char(o, '\n');
+	}
 	ana_out_char(o, '\n');
 	return 0;
 }
@@ -607,11 +697,14 @@ static const char usage[] =
 "Every sample, with its callchain, in time order.\n"
 "\n"
 "  -F, --fields LIST      comm,pid,tid,time,tod,event,ip,sym,symoff,dso,srcline,\n"
-"                         period,cpu,trace,addr,data_src,weight,callindent (+LIST\n"
-"                         adds to the default, which has symoff; addr, data_src\n"
-"                         and weight where the samples have them, -d; tod:\n"
-"                         wall-clock date and time; callindent: the function,\n"
-"                         indented by its call depth)\n"
+"                         period,cpu,trace,addr,data_src,weight,ins_lat,phys_addr,\n"
+"                         data_page_size,callindent (+LIST adds to the default,\n"
+"                         which has symoff; addr and data_src where the samples\n"
+"                         have them, -d; weight and ins_lat, -W; phys_addr,\n"
+"                         --phys-data; data_page_size, --data-page-size; data_src\n"
+"                         is decoded as perf script does; tod: wall-clock date and\n"
+"                         time; callindent: the function, indented by its call\n"
+"                         depth)\n"
 "      --ns               times to the nanosecond\n"
 "  -G, --hide-call-graph  the sampled ip only, not the call chain\n"
 "      --show-task-events COMM, FORK and EXIT records too\n"

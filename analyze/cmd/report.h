@@ -22,12 +22,14 @@ enum sort_kind {
 	SK_COMM, SK_PID, SK_TID, SK_DSO, SK_SYM, SK_SRCLINE, SK_CPU, SK_EVENT,
 	SK_SRCFILE, SK_SYM_SIZE, SK_TIME, SK_PARENT, SK_TRACE,
 	SK_FIELD,               /* a tracepoint field (prev_comm, ...) */
+	SK_MEM,                 /* a memory key: report_memkeys.c */
 };
 
 struct sort_key {
 	enum sort_kind kind;
 	const char *name;       /* header, or the tracepoint field's name */
 	bool per_frame;         /* depends on the frame (dso, sym, srcline ...) */
+	int mem;                /* SK_MEM: which one (report_memkeys.c) */
 };
 
 /* The sort keys --sort knows, indexed by enum sort_kind (report.c): the
@@ -189,6 +191,7 @@ struct report {
 	bool memo_on;                  /* fast_keys: stacks can be memoized */
 	struct memo_table memos;
 	struct amb_hashmap threads_map; /* -T: tid -> struct thread_total */
+	struct ana_report_mem *mem;    /* the memory keys' state (report_memkeys.c) */
 };
 
 /* The header lines: host, kernel, command, duration, samples, events;

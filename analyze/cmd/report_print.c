@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analyze/cmd/report.h"
+#include "analyze/cmd/report_memkeys.h"
 #include "common/perf_stat.h"
 #include "common/util.h"
 
@@ -62,6 +63,20 @@ static const char *key_text(const char *key, size_t i, char *buf, size_t len)
 	char raw[4096];
 
 	return amb_text_escape(buf, len, key_value(key, i, raw, sizeof(raw)));
+}
+
+/* The text entry @e shows for its @k-th key: as stored, but for the memory
+ * keys that show a total (report_memkeys.c).  @escaped: for text output. */
+static const char *entry_text(const struct report *r, const struct hist_entry *e, size_t k,
+			      bool escaped, char *buf, size_t len)
+{
+	if (escaped)
+		key_text(e->key, k, buf, len);
+	else
+		key_value(e->key, k, buf, len);
+	if (r->keys[k].kind == SK_MEM)
+		ana_report_memkey_show(&r->keys[k], e->samples, buf, len);
+	return buf;
 }
 
 static int cg_cmp(const void *a, const void *b)
@@ -323,10 +338,11 @@ static uint64_t shown_weight(const struct report *r, const struct hist_entry *e)
 static void json_key(struct report *r, struct ana_out *o, const struct hist_entry *e, size_t k,
 		     char *buf, size_t len)
 {
-	const char *v = key_value(e->key, k, buf, len);
+	const char *v = entry_text(r, e, k, false, buf, len);
 
 	ana_out_printf(o, ",");
 	ana_out_json(o, r->keys[k].kind == SK_FIELD ? r->keys[k].name :
+			r->keys[k].kind == SK_MEM ? ana_report_memkey_opt(&r->keys[k]) :
 			ana_report_sort_names[r->keys[k].kind].opt);
 	ana_out_printf(o, ":");
 	if (r->keys[k].kind == SK_SYM && strlen(v) >= 4 && v[0] == '[' && v[2] == ']') {
@@ -508,7 +524,7 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 	for (k = 0; k < r->nr_keys; k++) {
 		width[k] = strlen(amb_text_escape(buf, sizeof(buf), r->keys[k].name));
 		for (i = 0; i < nr && i < 10000; i++)
-			width[k] = AMB_MAX(width[k], strlen(key_text(v[i]->key, k, buf, sizeof(buf))));
+			width[k] = AMB_MAX(width[k], strlen(entry_text(r, v[i], k, true, buf, sizeof(buf))));
 		width[k] = AMB_MIN(width[k], 60);
 	}
 	ana_out_printf(o, "# Samples: %" PRIu64 " of event '", h->samples);
@@ -564,7 +580,7 @@ void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, 
 		if (r->columns & COL_PERIOD)
 			ana_out_printf(o, "  %14" PRIu64, v[i]->period);
 		for (k = 0; k < r->nr_keys; k++) {
-			key_text(v[i]->key, k, buf, sizeof(buf));
+			entry_text(r, v[i], k, true, buf, sizeof(buf));
 			if (k + 1 < r->nr_keys)
 				ana_out_printf(o, "  %-*.*s", (int)width[k], (int)width[k], buf);
 			else

@@ -406,7 +406,10 @@ static int parse_sample(struct ana_parser *p, const struct amb_perf_layout *l,
 		.time = ps.time,
 		.addr = ps.addr,
 		.cpu = st & PERF_SAMPLE_CPU ? ps.cpu : UINT32_MAX,
-		.period = ps.period,
+		/* perf record -c N leaves PERIOD out of sample_type: every
+		 * sample then stands for the attr's period, as perf reads it
+		 * (evsel__parse_sample). */
+		.period = st & PERF_SAMPLE_PERIOD ? ps.period : a->sample_period,
 		.nr_callchain = ps.nr_callchain,
 		.callchain = AT(ps.callchain, uint64_t),
 		.raw_size = ps.raw_size,

@@ -157,6 +157,10 @@ size_t ana_session_meta_count(const struct ana_session *s);
 const char *ana_session_meta_at(const struct ana_session *s, size_t i, const char **val);
 /* TOPOLOGY value for @key, or NULL. */
 const char *ana_session_topology(const struct ana_session *s, const char *key);
+/* Number of distinct TOPOLOGY keys, and the @i-th key (NULL when out of
+ * range) in the order first written, with its value in *val. */
+size_t ana_session_topology_count(const struct ana_session *s);
+const char *ana_session_topology_at(const struct ana_session *s, size_t i, const char **val);
 /* TRACEFS value for @key ("header_page", "sched/sched_switch"), or NULL; *len set. */
 const char *ana_session_tracefs(const struct ana_session *s, const char *key, size_t *len);
 /*

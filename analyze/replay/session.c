@@ -560,6 +560,19 @@ const char *ana_session_topology(const struct ana_session *s, const char *key)
 	return kv_get(&s->topo, key, NULL);
 }
 
+size_t ana_session_topology_count(const struct ana_session *s)
+{
+	return s->topo.n;
+}
+
+const char *ana_session_topology_at(const struct ana_session *s, size_t i, const char **val)
+{
+	if (i >= s->topo.n)
+		return NULL;
+	*val = s->topo.v[i].val;
+	return s->topo.v[i].key;
+}
+
 const char *ana_session_tracefs(const struct ana_session *s, const char *key, size_t *len)
 {
 	return kv_get(&s->tracefs, key, len);

@@ -159,7 +159,10 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
 		path = jit_name;
 		len = 0;
 	} else if (type == ANA_DSO_TYPE_ANON) {
-		path = "//anon";
+		/* The heap and the main stack keep their names: data addresses
+		 * (-d) are shown by the mapping that holds them. */
+		path = !strcmp(path, "[heap]") ? "[heap]" : !strcmp(path, "[stack]") ? "[stack]"
+		       : "//anon";
 		len = 0;
 	} else if (!len && (type == ANA_DSO_TYPE_FILE || type == ANA_DSO_TYPE_VDSO)) {
 		const struct buildid_note *n = note_find(t, path);

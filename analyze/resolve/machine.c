@@ -289,6 +289,17 @@ const struct ana_map *ana_thread_find_map(const struct ana_thread *t, uint64_t a
 	return NULL;
 }
 
+const struct ana_map *ana_thread_next_map(const struct ana_thread *t, uint64_t addr)
+{
+	const struct proc *p = t->proc;
+	size_t i = maps_upper(p, addr);
+
+	/* maps[i] is the first to end above @addr: it holds it or lies above. */
+	if (i < p->nr && p->maps[i].start <= addr)
+		i++;
+	return i < p->nr ? &p->maps[i] : NULL;
+}
+
 /*
  * Insert @nm, cutting away what it overlaps: the maps around it keep their
  * parts outside [nm->start, nm->end), with pgoff moved for a right part.

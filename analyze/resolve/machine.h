@@ -72,6 +72,9 @@ bool ana_thread_exited(const struct ana_thread *t);
 /* The mapping of @t's process containing @addr, or NULL. */
 const struct ana_map *ana_thread_find_map(const struct ana_thread *t, uint64_t addr);
 
+/* The first mapping of @t's process above @addr (not holding it), or NULL. */
+const struct ana_map *ana_thread_next_map(const struct ana_thread *t, uint64_t addr);
+
 /* Number of mappings of @t's process (for tests and statistics). */
 size_t ana_thread_map_count(const struct ana_thread *t);
 

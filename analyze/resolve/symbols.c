@@ -30,7 +30,7 @@
 #include <amber/common.h>
 
 struct load_seg {
-	uint64_t off, filesz, vaddr;
+	uint64_t off, filesz, vaddr, memsz;
 };
 
 struct cache_entry {
@@ -125,7 +125,8 @@ static int load_segments(struct ana_sym_cache *c)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		c->segs[c->nr_segs++] = (struct load_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+		c->segs[c->nr_segs++] = (struct load_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr,
+							   ph.p_memsz };
 	}
 	return 0;
 }
@@ -174,6 +175,39 @@ int ana_dso_file_to_vaddr(struct ana_dso *d, uint64_t off, uint64_t *vaddr)
 		}
 	}
 	return -ENOENT;
+}
+
+int ana_dso_load_bias(struct ana_dso *d, uint64_t start, uint64_t pgoff, uint64_t len,
+		      uint64_t *bias)
+{
+	struct ana_sym_cache *c = cache_get(d);
+	size_t i;
+
+	if (!c)
+		return -ENOENT;
+	for (i = 0; i < c->nr_segs; i++) {
+		const struct load_seg *s = &c->segs[i];
+
+		/* The segment's file bytes and the mapping's overlap: file
+		 * offset s->off is at ELF address s->vaddr and at address
+		 * start + (s->off - pgoff) alike. */
+		if (s->filesz && s->off < pgoff + len && pgoff < s->off + s->filesz) {
+			*bias = start - pgoff + s->off - s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+bool ana_dso_vaddr_loaded(struct ana_dso *d, uint64_t vaddr)
+{
+	struct ana_sym_cache *c = cache_get(d);
+	size_t i;
+
+	for (i = 0; c && i < c->nr_segs; i++)
+		if (vaddr >= c->segs[i].vaddr && vaddr - c->segs[i].vaddr < c->segs[i].memsz)
+			return true;
+	return false;
 }
 
 static struct cache_entry *cache_slot(struct ana_sym_cache *c, uint64_t addr)
@@ -395,6 +429,22 @@ static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym
 	info->sym_size = info->name ? sym.st_size : 0;
 	if (info->name)
 		range_learn(c, info->sym_start, sym.st_size, info->name);
+}
+
+int ana_sym_lookup_data(struct ana_dso *d, uint64_t addr, const char **name, uint64_t *offset)
+{
+	struct ana_sym_cache *c = cache_get(d);
+	struct ana_sym_info info;
+
+	*name = NULL;
+	*offset = 0;
+	if (!c)
+		return -ENOENT;
+	memset(&info, 0, sizeof(info));
+	lookup_symbol(c, addr, &info);
+	*name = info.name;
+	*offset = info.offset;
+	return 0;
 }
 
 int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,

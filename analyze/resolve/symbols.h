@@ -56,6 +56,29 @@ int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
  */
 int ana_dso_file_to_vaddr(struct ana_dso *d, uint64_t off, uint64_t *vaddr);
 
+/*
+ * The symbol holding @addr, an ELF virtual address of @d, as
+ * ana_sym_lookup() finds it but without keeping a result per address: for
+ * data addresses, which seldom repeat.  *@name (owned by @d's symbol
+ * state) is NULL when no symbol holds @addr, *@offset the distance from
+ * its start.  Returns 0, or -ENOENT when the DSO's ELF cannot be used.
+ */
+int ana_sym_lookup_data(struct ana_dso *d, uint64_t addr, const char **name, uint64_t *offset);
+
+/*
+ * The load bias of @d's image in a mapping of @len bytes at @start of its
+ * file offset @pgoff: address minus ELF virtual address, from a PT_LOAD
+ * segment whose file bytes the mapping holds.  Returns 0, or -ENOENT
+ * when none does or the ELF cannot be used.
+ */
+int ana_dso_load_bias(struct ana_dso *d, uint64_t start, uint64_t pgoff, uint64_t len,
+		      uint64_t *bias);
+
+/* Whether ELF virtual address @vaddr lies in a PT_LOAD segment of @d's
+ * image, in its file bytes or past them (.bss).  False when the ELF
+ * cannot be used. */
+bool ana_dso_vaddr_loaded(struct ana_dso *d, uint64_t vaddr);
+
 /* Release @d's symbol state (called by ana_dso_table_free). */
 void ana_sym_cache_free(struct ana_sym_cache *c);
 

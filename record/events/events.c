@@ -13,13 +13,14 @@
  *            | pmu "/" [ pterm { "," pterm } ] "/" [ [ ":" ] mods ]
  *     pterm := key [ "=" value ]            a format, an event alias, or one of
  *                                           config, config1, config2, name
- *     mods  := { "u" | "k" | "h" | "G" | "H" | "I" | "D" | "p" }
+ *     mods  := { "u" | "k" | "h" | "G" | "H" | "I" | "D" | "p" | "P" }
  *
  * The names and their meaning follow perf (tools/perf/util/parse-events.c,
  * evsel.c): the generic hardware and software tables, the generic cache
  * table built as cache-op-result, and the modifier rules (the first of
  * u/k/h excludes the other two levels, each further one re-includes its
- * level; p raises precise_ip, at most 3).  Group modifiers apply to the
+ * level; p raises precise_ip, at most 3; P asks for the highest precise_ip
+ * the PMU takes, tried from 3 down when the event is opened).  Group modifiers apply to the
  * members that have none of their own.  PMU events follow perf's
  * parse-events.c and pmu.c: pmu.c reads the sysfs side (type, format/,
  * events/), events_pmu.c parses the terms.
@@ -197,7 +198,7 @@ void rec_events_free(struct rec_event_list *l)
 
 static bool mods_char_ok(char c)
 {
-	return c && strchr("ukhGHIDp", c);
+	return c && strchr("ukhGHIDpP", c);
 }
 
 /* True when all @n bytes of @s are modifier letters. */
@@ -227,9 +228,12 @@ int rec_ev_mods_parse(struct rec_ev_parser *p, const char *s, size_t n, const ch
 				return rec_ev_fail(p, -EINVAL, "event '%s': at most 3 'p' modifiers (precise_ip 0-3)",
 						   what);
 			break;
+		case 'P':
+			m->precise_max = true;
+			break;
 		default:
 			return rec_ev_fail(p, -EINVAL,
-					   "event '%s': invalid modifier '%c' (valid: u k h G H I D p)",
+					   "event '%s': invalid modifier '%c' (valid: u k h G H I D p P)",
 					   what, isprint((unsigned char)s[i]) ? s[i] : '?');
 		}
 	}
@@ -261,6 +265,10 @@ void rec_ev_mods_apply(const struct rec_ev_mods *m, struct rec_event *e)
 		a->pinned = 1;
 	if (m->precise)
 		a->precise_ip = m->precise & 3;
+	if (m->precise_max) {
+		a->precise_ip = 3;
+		e->precise_max = true;
+	}
 }
 
 /* ---- name tables ------------------------------------------------------- */
@@ -1057,7 +1065,7 @@ int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i)
 
 		n = 0;
 		for (const char *c = last; *c && n < REC_EV_TERM_MAX; c++)
-			if (*c != 'p')
+			if (*c != 'p' && *c != 'P')
 				mods[n++] = *c;
 		mods[n] = 0;
 		if (asprintf(&name, "cpu-clock%s%s", n ? ":" : "", mods) < 0)
@@ -1075,6 +1083,7 @@ int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i)
 	e->attr.config2 = 0;
 	e->attr.bp_type = 0;
 	e->attr.precise_ip = 0;
+	e->precise_max = false;
 	e->fallback = true;
 	return 0;
 }

@@ -32,6 +32,7 @@ struct rec_event {
 	bool implicit;       /* from a default set, not named by the user: the
 			      * recorder may replace it (cycles by cpu-clock) */
 	bool user_modifiers; /* the spec had explicit :u/:k modifiers */
+	bool precise_max;    /* P modifier: precise_ip 3, lowered until it opens */
 	uint64_t period;     /* period= term: this event's -c; 0: the command line's */
 	uint64_t freq;       /* freq= term: this event's -F; 0: the command line's */
 	char *glob;          /* the tracepoint glob ("sched:*") it came from, or NULL */

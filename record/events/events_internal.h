@@ -23,6 +23,7 @@
 /* perf's event modifiers (":ukp"), as parsed. */
 struct rec_ev_mods {
 	bool u, k, h, guest, host, idle, pinned;
+	bool precise_max;      /* P: the highest precise_ip that opens */
 	unsigned precise;
 };
 

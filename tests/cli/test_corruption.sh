@@ -11,10 +11,10 @@
 # recording or with itself, and file header damage (a byte, or all 64).
 #
 # Commands: info, verify, verify --salvage, dump, report, script, flame
-# --folded, diff against the intact file, buildids, archive.  Each must
-# end in time with exit status 0, 1 or 2, print no sanitizer report,
-# leave TMPDIR empty; a file that salvage or archive writes must verify
-# clean.
+# --folded, diff against the intact file, buildids, archive, mem,
+# topology.  Each must end in time with exit status 0, 1 or 2, print no
+# sanitizer report, leave TMPDIR empty; a file that salvage or archive
+# writes must verify clean.
 #
 #   AMB_CORRUPT_RUNS  damaged files drawn at random, besides the 45 cut
 #                     short (default 100: some 1450 runs in under a
@@ -41,10 +41,17 @@ need_file corruption "$C" || finish
 INPUTS="$ROOT/testdata/recordings/fp.amber $ROOT/testdata/recordings/tp.amber
 	$ROOT/testdata/recordings/dwarf.amber $ROOT/testdata/valid/all_types.amber
 	$ROOT/testdata/hostile/escapes.amber"
+# Memory samples on four NUMA nodes, with their topology (issue 15).
+need_file corruption "$B/tools/mkmemsynth" || finish
+"$B/tools/mkmemsynth" --nodes 4 "$T/mem4.amber" || {
+	fail corruption "mkmemsynth could not write $T/mem4.amber"
+	finish
+}
+INPUTS="$INPUTS $T/mem4.amber"
 
 nfail=0 files=0 runs=0
 # Counts per command, for one "ok" line each.
-for c in info verify salvage dump report script flame diff buildids archive; do
+for c in info verify salvage dump report script flame diff buildids archive mem topology; do
 	eval "bad_$c=0"
 done
 
@@ -101,6 +108,8 @@ campaign() {
 	check flame flame --folded --no-debuginfod "$M"
 	check diff diff --no-debuginfod "$_orig" "$M"
 	check buildids buildids --no-debuginfod "$M"
+	check mem mem --no-debuginfod "$M"
+	check topology topology --json "$M"
 	rm -f "$T/arch.amber"
 	if check archive archive --no-debuginfod "$M" -o "$T/arch.amber" &&
 		! "$A" verify "$T/arch.amber" >/dev/null 2>&1; then
@@ -170,7 +179,7 @@ done <"$T/plan"
 echo "corruption: $cut files cut short, $((files - cut)) of the $RUNS drawn made"
 
 [ $nfail -gt 20 ] && echo "FAIL corruption: $nfail failures in all, the first 20 above"
-for c in info verify salvage dump report script flame diff buildids archive; do
+for c in info verify salvage dump report script flame diff buildids archive mem topology; do
 	eval "_n=\$bad_$c"
 	[ "$_n" = 0 ] && ok "corruption_$c ($files damaged files)"
 done

@@ -12,7 +12,7 @@ WSTATIC=$PROG/workload-static
 
 t_built() {
 	_missing=""
-	for p in workload workload-nofp workload-static spinner forker waiter switcher; do
+	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch; do
 		[ -x "$PROG/$p" ] || _missing="$_missing $p"
 	done
 	if [ -n "$_missing" ]; then
@@ -23,7 +23,7 @@ t_built() {
 }
 
 t_help() {
-	for p in workload workload-nofp workload-static spinner forker waiter switcher; do
+	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch; do
 		[ -x "$PROG/$p" ] || continue
 		if ! out=$(run_timeout 10 "$PROG/$p" --help 2>&1); then
 			fail programs_help "$p --help exited non-zero"
@@ -363,8 +363,34 @@ t_switcher() {
 	ok switcher
 }
 
+# memtouch: four ranges, buffers of the documented sizes, each in its
+# place (the global within the program's image, the stack above the heap).
+t_memtouch() {
+	need_file memtouch "$PROG/memtouch" || return 0
+	if ! out=$(run_timeout 30 "$PROG/memtouch" --rounds 2 2>&1); then
+		fail memtouch "exited non-zero: $out"
+		return
+	fi
+	# shellcheck disable=SC2046 # the words are the ranges
+	set -- $(printf '%s\n' "$out" | awk '{ print $2, $3 }')
+	r=bad
+	if [ $# = 8 ]; then
+		gs=$(($1)) ge=$(($2)) hs=$(($3)) he=$(($4)) ss=$(($5)) se=$(($6)) ts=$(($7)) te=$(($8))
+		if [ $((ge - gs)) = $((64 * 4096)) ] && [ $((he - hs)) = $((16 * 4096)) ] &&
+			[ $((se - ss)) = $((32 * 4096)) ] && [ "$ts" -lt "$te" ] && [ "$te" -le "$gs" ] &&
+			[ "$hs" -gt "$ge" ] && [ "$ss" -gt "$he" ] && [ $((gs % 4096)) = 0 ] &&
+			[ "$(printf '%s\n' "$out" | awk '{ printf "%s ", $1 }')" = "global heap stack text " ]; then
+			r=ok
+		fi
+	fi
+	[ "$r" = ok ] && ok memtouch || fail memtouch "ranges: $out"
+	run_timeout 10 "$PROG/memtouch" --rounds 0 >/dev/null 2>&1
+	[ $? = 2 ] || fail memtouch_bad_option "--rounds 0 did not exit 2"
+}
+
 t_built
 t_help
+t_memtouch
 t_bad_option
 t_checksum
 t_symbols

@@ -55,6 +55,7 @@ static void set_attr(struct ana_event *e, uint64_t st, uint64_t read_format)
 	e->attr.sample_type = st;
 	e->attr.read_format = read_format;
 	e->attr.sample_id_all = 1;
+	e->attr.sample_period = 4000;
 	e->attr.sample_regs_user = 0x7;      /* 3 registers */
 	e->attr.sample_regs_intr = 0x30;     /* 2 registers */
 	e->attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
@@ -177,6 +178,8 @@ static void check_sample(const struct ana_record *rec, uint64_t st, uint64_t id)
 		assert_int_equal(rec->cpu, 3);
 	if (st & PERF_SAMPLE_PERIOD)
 		assert_int_equal(s->period, 250000);
+	else	/* perf record -c: the attr's period */
+		assert_int_equal(s->period, 4000);
 	if (st & PERF_SAMPLE_READ) {
 		assert_int_equal(s->nr_read, 6);
 		assert_int_equal(s->read[0], 2);

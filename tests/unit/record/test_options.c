@@ -121,6 +121,43 @@ static void test_all_options(void **state)
 	rec_opts_free(&o);
 }
 
+/* perf record's memory options, and how many values an option takes
+ * (what amber-rec mem passes on). */
+static void test_memory_options(void **state)
+{
+	struct rec_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, ARGS("-d", "--phys-data", "--data-page-size", "-W",
+					     "true")), 0);
+	assert_true(o.data);
+	assert_true(o.phys_data);
+	assert_true(o.data_page_size);
+	assert_true(o.weight);
+	rec_opts_free(&o);
+	assert_int_equal(parse(&o, err, ARGS("--weight", "-dW", "true")), 0);
+	assert_true(o.weight && o.data && !o.phys_data && !o.data_page_size);
+	rec_opts_free(&o);
+
+	assert_int_equal(rec_opts_arg_count("-o"), 1);
+	assert_int_equal(rec_opts_arg_count("-ofile"), 0);
+	assert_int_equal(rec_opts_arg_count("--output"), 1);
+	assert_int_equal(rec_opts_arg_count("--output=x"), 0);
+	assert_int_equal(rec_opts_arg_count("-ag"), 0);
+	assert_int_equal(rec_opts_arg_count("-aC"), 1);
+	assert_int_equal(rec_opts_arg_count("-aC0"), 0);
+	assert_int_equal(rec_opts_arg_count("--embed"), 0);   /* optional value */
+	assert_int_equal(rec_opts_arg_count("--call-graph"), 1);
+	assert_int_equal(rec_opts_arg_count("--pid"), 1);
+	assert_int_equal(rec_opts_arg_count("--nosuch"), 0);
+	assert_int_equal(rec_opts_arg_count("-x"), 0);
+	assert_int_equal(rec_opts_arg_count("ls"), 0);
+	assert_int_equal(rec_opts_arg_count("--"), 0);
+	assert_int_equal(rec_opts_arg_count("-"), 0);
+	assert_int_equal(rec_opts_arg_count(NULL), 0);
+}
+
 /* Each bad command line fails with a message naming the problem. */
 static void test_errors(void **state)
 {
@@ -455,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_sched),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_options),
+		cmocka_unit_test(test_memory_options),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sizes_and_times),
 		cmocka_unit_test(test_production_options),
