@@ -158,6 +158,20 @@ size_t amb_text_safe_prefix(const char *str, size_t n, size_t *esc)
 	while (i < n) {
 		size_t len;
 
+		/* Eight printable ASCII bytes at a time: none below 0x20 and
+		 * none above 0x7e (the "hasless" and "hasmore" tests of Sean
+		 * Anderson's Bit Twiddling Hacks, exact as tests of a word). */
+		while (n - i >= 8) {
+			const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+			uint64_t w;
+
+			memcpy(&w, s + i, 8);
+			if ((((w - ones * 0x20) & ~w) | ((w + ones) | w)) & highs)
+				break;
+			i += 8;
+		}
+		if (i == n)
+			break;
 		if (s[i] >= 0x20 && s[i] < 0x7f) {
 			i++;
 			continue;

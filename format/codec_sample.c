@@ -203,23 +203,27 @@ static inline uint16_t ld16(const struct amb_sample_codec *c, const uint8_t *p)
 	return c->swap ? bswap_16(v) : v;
 }
 
-static inline void st64(const struct amb_sample_codec *c, uint8_t *p, uint64_t v)
+/* The decoder's stores, with the byte order a constant where the decoder
+ * is specialized (sample_decode()). */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE void put64(bool sw, uint8_t *p, uint64_t v)
 {
-	if (c->swap)
+	if (sw)
 		v = bswap_64(v);
 	memcpy(p, &v, 8);
 }
 
-static inline void st32(const struct amb_sample_codec *c, uint8_t *p, uint32_t v)
+static ALWAYS_INLINE void put32(bool sw, uint8_t *p, uint32_t v)
 {
-	if (c->swap)
+	if (sw)
 		v = bswap_32(v);
 	memcpy(p, &v, 4);
 }
 
-static inline void st16(const struct amb_sample_codec *c, uint8_t *p, uint16_t v)
+static ALWAYS_INLINE void put16(bool sw, uint8_t *p, uint16_t v)
 {
-	if (c->swap)
+	if (sw)
 		v = bswap_16(v);
 	memcpy(p, &v, 2);
 }
@@ -1260,15 +1264,15 @@ struct wr {
 									: "64 KiB"); \
 	} while (0)
 
-static inline int get_delta(struct dec *d, size_t rec, struct wr *w, enum sample_col col,
-			    enum sample_prev f)
+static ALWAYS_INLINE int get_delta(struct dec *d, size_t rec, struct wr *w, enum sample_col col,
+				   enum sample_prev f, bool sw)
 {
 	uint64_t v;
 
 	GET(d, col, &v);
 	ROOM(d, w, 8);
 	d->c->prev[f] += unzz64(v);
-	st64(d->c, w->p, d->c->prev[f]);
+	put64(sw, w->p, d->c->prev[f]);
 	w->p += 8;
 	return 0;
 }
@@ -1276,13 +1280,15 @@ static inline int get_delta(struct dec *d, size_t rec, struct wr *w, enum sample
 static int get_regs(struct dec *d, size_t rec, struct wr *w, struct rcol *col,
 		    const uint8_t *ref, unsigned n)
 {
+	const bool sw = d->c->swap;
+
 	ROOM(d, w, 8u * n);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t v;
 
 		if (!get_num(col, &v))
 			return dec_fail(d, "sample record %zu: registers end early", rec);
-		st64(d->c, w->p, unzz64(v) + (ref ? ld64(d->c, ref + 8 * i) : 0));
+		put64(sw, w->p, unzz64(v) + (ref ? ld64(d->c, ref + 8 * i) : 0));
 		w->p += 8;
 	}
 	return 0;
@@ -1383,10 +1389,15 @@ static int chain_decode(struct dec *d, size_t rec, uint32_t *ci_out)
 	return 0;
 }
 
-static int sample_decode(struct dec *d, size_t rec, uint16_t code)
+/*
+ * Decode sample @rec, whose head value was @code + 1, laid out as @st
+ * with the byte order @sw: the layout's sample_type and its records'
+ * order, constants where sample_decode() specializes it.
+ */
+static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t code,
+					  const uint64_t st, const bool sw)
 {
 	struct amb_sample_codec *c = d->c;
-	const uint64_t st = c->l.sample_type;
 	struct wr w = { d->out + d->pos, d->out + d->pos + AMB_MIN(d->end - d->pos, RECORD_MAX) };
 	struct chain_ref *cr = NULL;
 	struct thread_ref *t;
@@ -1408,13 +1419,13 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		cr->misc = (uint32_t)misc + 1;
 	c->prev[P_MISC] = misc;
 	pred = chain_ip(c, cr);
-	if ((st & PS_IDENTIFIER) && (err = get_delta(d, rec, &w, COL_ID, P_IDENTIFIER)))
+	if ((st & PS_IDENTIFIER) && (err = get_delta(d, rec, &w, COL_ID, P_IDENTIFIER, sw)))
 		return err;
 	if (st & PS_IP) {
 		GET(d, COL_IP, &v);
 		ROOM(d, &w, 8);
 		c->prev[P_IP] = pred + unzz64(v);
-		st64(c, w.p, c->prev[P_IP]);
+		put64(sw, w.p, c->prev[P_IP]);
 		w.p += 8;
 	}
 	if (st & PS_TID) {
@@ -1425,8 +1436,8 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		ROOM(d, &w, 8);
 		c->prev[P_PID] = (uint32_t)(c->prev[P_PID] + unzz32(a));
 		c->prev[P_TID] = (uint32_t)(c->prev[P_TID] + unzz32(b));
-		st32(c, w.p, (uint32_t)c->prev[P_PID]);
-		st32(c, w.p + 4, (uint32_t)c->prev[P_TID]);
+		put32(sw, w.p, (uint32_t)c->prev[P_PID]);
+		put32(sw, w.p + 4, (uint32_t)c->prev[P_TID]);
 		w.p += 8;
 	}
 	if (st & PS_TIME) {
@@ -1435,14 +1446,14 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		v = time_pred(c) + unzz64(v);
 		time_push(c, v);
 		c->prev[P_TIME] += v;
-		st64(c, w.p, c->prev[P_TIME]);
+		put64(sw, w.p, c->prev[P_TIME]);
 		w.p += 8;
 	}
-	if ((st & PS_ADDR) && (err = get_delta(d, rec, &w, COL_ADDR, P_ADDR)))
+	if ((st & PS_ADDR) && (err = get_delta(d, rec, &w, COL_ADDR, P_ADDR, sw)))
 		return err;
-	if ((st & PS_ID) && (err = get_delta(d, rec, &w, COL_ID, P_ID)))
+	if ((st & PS_ID) && (err = get_delta(d, rec, &w, COL_ID, P_ID, sw)))
 		return err;
-	if ((st & PS_STREAM_ID) && (err = get_delta(d, rec, &w, COL_ID, P_STREAM_ID)))
+	if ((st & PS_STREAM_ID) && (err = get_delta(d, rec, &w, COL_ID, P_STREAM_ID, sw)))
 		return err;
 	if (st & PS_CPU) {
 		uint64_t a, b;
@@ -1453,18 +1464,18 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		if (b > UINT32_MAX)
 			return dec_fail(d, "sample record %zu: cpu res %llu", rec, (unsigned long long)b);
 		c->prev[P_CPU] = (uint32_t)(c->prev[P_CPU] + unzz32(a));
-		st32(c, w.p, (uint32_t)c->prev[P_CPU]);
-		st32(c, w.p + 4, (uint32_t)b);
+		put32(sw, w.p, (uint32_t)c->prev[P_CPU]);
+		put32(sw, w.p + 4, (uint32_t)b);
 		w.p += 8;
 	}
-	if ((st & PS_PERIOD) && (err = get_delta(d, rec, &w, COL_PERIOD, P_PERIOD)))
+	if ((st & PS_PERIOD) && (err = get_delta(d, rec, &w, COL_PERIOD, P_PERIOD, sw)))
 		return err;
 	if (st & PS_READ) {
 		n = 1;
 		if (c->l.read_format & RF_GROUP) {
 			GET(d, COL_FIELDS, &n);
 			ROOM(d, &w, 8);
-			st64(c, w.p, n);
+			put64(sw, w.p, n);
 			w.p += 8;
 			if (n > RECORD_MAX)
 				return dec_fail(d, "sample record %zu: read group of %llu", rec,
@@ -1477,7 +1488,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 			v = unzz64(v);
 			if (i < READ_PREV_MAX)
 				v = c->prev_read[i] += v;
-			st64(c, w.p, v);
+			put64(sw, w.p, v);
 			w.p += 8;
 		}
 	}
@@ -1487,7 +1498,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 
 		n = cr->depth;
 		ROOM(d, &w, 8 + 8 * n);
-		st64(c, w.p, n);
+		put64(sw, w.p, n);
 		e = w.p + 8;
 		w.p += 8 + 8 * n;
 		/* A chain written before is copied from there (the output
@@ -1506,10 +1517,10 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 			cr->out = (size_t)(e - d->out);
 			for (; c->nodes[k].depth > 1; k = c->nodes[k].parent) {
 				e += 8;
-				st64(c, e, c->nodes[k].addr);
+				put64(sw, e, c->nodes[k].addr);
 			}
 			if (n)
-				st64(c, w.p - 8 * n, c->nodes[k].addr);
+				put64(sw, w.p - 8 * n, c->nodes[k].addr);
 		}
 	}
 	if (st & PS_RAW) {
@@ -1517,7 +1528,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 		ROOM(d, &w, 4);
 		if (n > UINT32_MAX)
 			return dec_fail(d, "sample record %zu: raw size %llu", rec, (unsigned long long)n);
-		st32(c, w.p, (uint32_t)n);
+		put32(sw, w.p, (uint32_t)n);
 		w.p += 4;
 		if ((err = bytes_copy(d, rec, &w, COL_BYTES, n)))
 			return err;
@@ -1527,12 +1538,12 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 
 		GET(d, COL_FIELDS, &n);
 		ROOM(d, &w, 8);
-		st64(c, w.p, n);
+		put64(sw, w.p, n);
 		w.p += 8;
 		if (c->l.flags & AMB_SAMPLE_BRANCH_HW_INDEX) {
 			GET(d, COL_FIELDS, &v);
 			ROOM(d, &w, 8);
-			st64(c, w.p, unzz64(v));
+			put64(sw, w.p, unzz64(v));
 			w.p += 8;
 		}
 		ROOM(d, &w, 24 * n);
@@ -1541,16 +1552,16 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 			GET(d, COL_FIELDS, &to);
 			GET(d, COL_FIELDS, &flags);
 			from += unzz64(v);
-			st64(c, w.p, from);
-			st64(c, w.p + 8, from + unzz64(to));
-			st64(c, w.p + 16, flags);
+			put64(sw, w.p, from);
+			put64(sw, w.p + 8, from + unzz64(to));
+			put64(sw, w.p + 16, flags);
 			w.p += 24;
 		}
 	}
 	if (st & PS_REGS_USER) {
 		GET(d, COL_REGS, &v);
 		ROOM(d, &w, 8);
-		st64(c, w.p, v);
+		put64(sw, w.p, v);
 		w.p += 8;
 		if (v) {
 			uint8_t *regs = w.p;
@@ -1568,7 +1579,7 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 	if (st & PS_STACK_USER) {
 		GET(d, COL_STACK_META, &n);
 		ROOM(d, &w, 8);
-		st64(c, w.p, n);
+		put64(sw, w.p, n);
 		w.p += 8;
 		if (n) {
 			uint64_t dyn, tail;
@@ -1586,53 +1597,66 @@ static int sample_decode(struct dec *d, size_t rec, uint16_t code)
 				memset(w.p, 0, (size_t)(n - dyn));
 				w.p += n - dyn;
 			}
-			st64(c, w.p, dyn);
+			put64(sw, w.p, dyn);
 			w.p += 8;
 		}
 	}
 	if ((st & (PS_WEIGHT | PS_WEIGHT_STRUCT)) &&
-	    (err = get_delta(d, rec, &w, COL_FIELDS, P_WEIGHT)))
+	    (err = get_delta(d, rec, &w, COL_FIELDS, P_WEIGHT, sw)))
 		return err;
-	if ((st & PS_DATA_SRC) && (err = get_delta(d, rec, &w, COL_FIELDS, P_DATA_SRC)))
+	if ((st & PS_DATA_SRC) && (err = get_delta(d, rec, &w, COL_FIELDS, P_DATA_SRC, sw)))
 		return err;
-	if ((st & PS_TRANSACTION) && (err = get_delta(d, rec, &w, COL_FIELDS, P_TRANSACTION)))
+	if ((st & PS_TRANSACTION) && (err = get_delta(d, rec, &w, COL_FIELDS, P_TRANSACTION, sw)))
 		return err;
 	if (st & PS_REGS_INTR) {
 		GET(d, COL_FIELDS, &v);
 		ROOM(d, &w, 8 + 8u * (v ? c->nr_regs_intr : 0));
-		st64(c, w.p, v);
+		put64(sw, w.p, v);
 		w.p += 8;
 		for (unsigned i = 0; v && i < c->nr_regs_intr; i++) {
 			uint64_t x;
 
 			GET(d, COL_FIELDS, &x);
 			c->prev_intr[i] += unzz64(x);
-			st64(c, w.p, c->prev_intr[i]);
+			put64(sw, w.p, c->prev_intr[i]);
 			w.p += 8;
 		}
 	}
-	if ((st & PS_PHYS_ADDR) && (err = get_delta(d, rec, &w, COL_FIELDS, P_PHYS_ADDR)))
+	if ((st & PS_PHYS_ADDR) && (err = get_delta(d, rec, &w, COL_FIELDS, P_PHYS_ADDR, sw)))
 		return err;
-	if ((st & PS_CGROUP) && (err = get_delta(d, rec, &w, COL_FIELDS, P_CGROUP)))
+	if ((st & PS_CGROUP) && (err = get_delta(d, rec, &w, COL_FIELDS, P_CGROUP, sw)))
 		return err;
-	if ((st & PS_DATA_PAGE_SIZE) && (err = get_delta(d, rec, &w, COL_FIELDS, P_DATA_PAGE_SIZE)))
+	if ((st & PS_DATA_PAGE_SIZE) && (err = get_delta(d, rec, &w, COL_FIELDS, P_DATA_PAGE_SIZE, sw)))
 		return err;
-	if ((st & PS_CODE_PAGE_SIZE) && (err = get_delta(d, rec, &w, COL_FIELDS, P_CODE_PAGE_SIZE)))
+	if ((st & PS_CODE_PAGE_SIZE) && (err = get_delta(d, rec, &w, COL_FIELDS, P_CODE_PAGE_SIZE, sw)))
 		return err;
 	if (st & PS_AUX) {
 		GET(d, COL_FIELDS, &n);
 		ROOM(d, &w, 8);
-		st64(c, w.p, n);
+		put64(sw, w.p, n);
 		w.p += 8;
 		if ((err = bytes_copy(d, rec, &w, COL_BYTES, n)))
 			return err;
 	}
 	n = (uint64_t)(w.p - (d->out + d->pos));
-	st32(c, d->out + d->pos, RECORD_SAMPLE);
-	st16(c, d->out + d->pos + 4, misc);
-	st16(c, d->out + d->pos + 6, (uint16_t)n);
+	put32(sw, d->out + d->pos, RECORD_SAMPLE);
+	put16(sw, d->out + d->pos + 4, misc);
+	put16(sw, d->out + d->pos + 6, (uint16_t)n);
 	d->pos += (size_t)n;
 	return 0;
+}
+/* The layout of `-g` recordings in this host's byte order has its own
+ * copy of the decoder, with every test of the layout made at compile
+ * time. */
+#define COMMON_G (PS_IDENTIFIER | PS_IP | PS_TID | PS_TIME | PS_CPU | PS_PERIOD | PS_CALLCHAIN)
+
+static int sample_decode(struct dec *d, size_t rec, uint16_t code)
+{
+	const struct amb_sample_codec *c = d->c;
+
+	if (c->l.sample_type == COMMON_G && !c->swap)
+		return sample_decode_as(d, rec, code, COMMON_G, false);
+	return sample_decode_as(d, rec, code, c->l.sample_type, c->swap);
 }
 #undef GET
 #undef ROOM

@@ -107,10 +107,15 @@ static void hist_free(struct hist *h)
 }
 
 /* Add @period along the path @names[0..n) under *@root. */
-static int cg_add(struct cg_node **root, const char *const *names, unsigned n, uint64_t period)
+/* Add @period along the path @names[0..n) below @root; the path's last
+ * node in *@end (NULL for n = 0), to add to again with cg_add_again(). */
+static int cg_add(struct cg_node **root, const char *const *names, unsigned n, uint64_t period,
+		  struct cg_node **end)
 {
+	struct cg_node *parent = NULL;
 	unsigned i;
 
+	*end = NULL;
 	for (i = 0; i < n; i++) {
 		struct cg_node **pp, *c;
 
@@ -123,12 +128,22 @@ static int cg_add(struct cg_node **root, const char *const *names, unsigned n, u
 			if (!c)
 				return -ENOMEM;
 			c->name = names[i];
+			c->parent = parent;
 			*pp = c;
 		}
 		c->period += period;
 		root = &c->child;
+		parent = c;
 	}
+	*end = parent;
 	return 0;
+}
+
+/* Add @period along the path cg_add() ended at @end, again. */
+static void cg_add_again(struct cg_node *end, uint64_t period)
+{
+	for (; end; end = end->parent)
+		end->period += period;
 }
 
 /* ---- keys -------------------------------------------------------------------- */
@@ -439,7 +454,7 @@ static bool memo_key(struct report *r, const struct ana_sample *smp, struct ana_
 	else
 		k[4 + r->id_words] = smp->ip;
 	mt->nr_key = (uint32_t)n;
-	mt->hash = XXH3_64bits(k, n * sizeof(*k));
+	mt->hash = amb_hash_words(k, n);
 	return true;
 }
 
@@ -448,7 +463,13 @@ static bool memo_eq(uint64_t stored, const void *key)
 	const struct stack_memo *m = (const struct stack_memo *)(uintptr_t)stored;
 	const struct memo_table *mt = key;
 
-	return m->nr_key == mt->nr_key && !memcmp(m->key, mt->key, mt->nr_key * sizeof(*m->key));
+	if (m->nr_key != mt->nr_key)
+		return false;
+	/* A few words, mostly equal: no call to memcmp. */
+	for (uint32_t i = 0; i < m->nr_key; i++)
+		if (m->key[i] != mt->key[i])
+			return false;
+	return true;
 }
 
 static struct stack_memo *memo_find(const struct memo_table *mt)
@@ -456,12 +477,35 @@ static struct stack_memo *memo_find(const struct memo_table *mt)
 	return amb_hashmap_find(&mt->map, mt->hash, memo_eq, mt);
 }
 
+/*
+ * Give the entries and call graph paths of @m what the samples that found
+ * it added since the last flush: all at once, as the report reads them
+ * only when the run is over.
+ */
+static void memo_flush(struct stack_memo *m)
+{
+	uint32_t i;
+
+	if (!m->samples)
+		return;
+	m->self->samples += m->samples;
+	m->self->period += m->period;
+	for (i = 0; i < m->nr_children; i++)
+		m->children[i]->children += m->period;
+	for (i = 0; i < m->nr_cg_ends; i++)
+		cg_add_again(m->cg_ends[i], m->period);
+	m->samples = m->period = 0;
+}
+
+/* Flush and forget every memo. */
 static void memo_clear(struct memo_table *mt)
 {
 	struct amb_hashmap_slot *slot;
 
-	amb_hashmap_for_each(&mt->map, slot)
+	amb_hashmap_for_each(&mt->map, slot) {
+		memo_flush(slot->value);
 		free(slot->value);
+	}
 	amb_hashmap_clear(&mt->map);
 	mt->bytes = 0;
 }
@@ -493,7 +537,8 @@ static unsigned cg_path_of(struct report *r, const char *const *names, unsigned 
 }
 
 /* Add @period to the call graphs of the sample's entries: each entry of
- * @children at its frame @pos (--children), else @self's whole stack. */
+ * @children at its frame @pos (--children), else @self's whole stack.
+ * Where each path ended goes to r->cg_ends (one per child, or one). */
 static int add_callgraphs(struct report *r, const char *const *names, unsigned n,
 			  struct hist_entry *self, struct hist_entry *const *children,
 			  const unsigned *pos, unsigned nr_children, uint64_t period)
@@ -503,11 +548,11 @@ static int add_callgraphs(struct report *r, const char *const *names, unsigned n
 
 	if (!r->children) {
 		len = cg_path_of(r, names, n, UINT_MAX);
-		return cg_add(&self->cg, r->cg_path, len, period);
+		return cg_add(&self->cg, r->cg_path, len, period, &r->cg_ends[0]);
 	}
 	for (i = 0; i < nr_children; i++) {
 		len = cg_path_of(r, names, n, pos[i]);
-		err = cg_add(&children[i]->cg, r->cg_path, len, period);
+		err = cg_add(&children[i]->cg, r->cg_path, len, period, &r->cg_ends[i]);
 		if (err)
 			return err;
 	}
@@ -522,10 +567,10 @@ static int add_callgraphs(struct report *r, const char *const *names, unsigned n
 static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_children)
 {
 	struct memo_table *mt = &r->memos;
-	unsigned nr_names = r->callgraph ? r->nr_frames : 0, i;
+	unsigned nr_ends = !r->callgraph ? 0 : r->children ? nr_children : 1;
 	size_t size = sizeof(struct stack_memo) + mt->nr_key * sizeof(uint64_t) +
-		      nr_children * (sizeof(struct hist_entry *) + sizeof(uint32_t)) +
-		      nr_names * sizeof(const char *);
+		      nr_children * sizeof(struct hist_entry *) +
+		      nr_ends * sizeof(struct cg_node *);
 	struct stack_memo *m;
 
 	if (mt->bytes + size > MEMO_MAX_BYTES)
@@ -533,21 +578,18 @@ static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_child
 	m = malloc(size);
 	if (!m)
 		return -ENOMEM;
-	/* The arrays follow the struct, 8-byte ones first. */
+	/* The arrays follow the struct, all of 8-byte words. */
 	m->key = (uint64_t *)(m + 1);
 	m->children = (struct hist_entry **)(m->key + mt->nr_key);
-	m->names = (const char **)(m->children + nr_children);
-	m->pos = (uint32_t *)(m->names + nr_names);
+	m->cg_ends = (struct cg_node **)(m->children + nr_children);
 	memcpy(m->key, mt->key, mt->nr_key * sizeof(*m->key));
 	memcpy(m->children, r->stack_entries, nr_children * sizeof(*m->children));
-	for (i = 0; i < nr_names; i++)
-		m->names[i] = r->frames[i].name;
-	for (i = 0; i < nr_children; i++)
-		m->pos[i] = r->stack_pos[i];
+	memcpy(m->cg_ends, r->cg_ends, nr_ends * sizeof(*m->cg_ends));
 	m->nr_key = mt->nr_key;
 	m->nr_children = nr_children;
-	m->nr_names = nr_names;
+	m->nr_cg_ends = nr_ends;
 	m->self = self;
+	m->samples = m->period = 0;
 	if (amb_hashmap_add(&mt->map, mt->hash, (uintptr_t)m, m)) {
 		free(m);
 		return -ENOMEM;
@@ -556,24 +598,16 @@ static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_child
 	return 0;
 }
 
-/* Add a sample of @period with memo @m to @h, as process_sample() would. */
-static int memo_apply(struct report *r, struct hist *h, const struct stack_memo *m,
-		      uint64_t period)
+/* Add a sample of @period with memo @m to @h, as process_sample() would
+ * (its entries and call graphs when the memo is flushed). */
+static int memo_apply(struct hist *h, struct stack_memo *m, uint64_t period)
 {
-	uint32_t i;
-
 	h->samples++;
 	h->period += period;
-	m->self->samples++;
-	m->self->period += period;
-	for (i = 0; i < m->nr_children; i++)
-		m->children[i]->children += period;
-	if (!r->callgraph)
-		return 0;
-	for (i = 0; i < m->nr_children; i++)
-		r->stack_pos[i] = m->pos[i];
-	return add_callgraphs(r, m->names, m->nr_names, m->self, m->children, r->stack_pos,
-			      m->nr_children, period);
+	/* The entries get it at memo_flush(). */
+	m->samples++;
+	m->period += period;
+	return 0;
 }
 
 /* ---- samples ------------------------------------------------------------------ */
@@ -704,7 +738,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
 	memoize = r->memo_on && memo_key(r, smp, t, h);
 	if (memoize && (memo = memo_find(&r->memos)))
-		return memo_apply(r, h, memo, smp->period);
+		return memo_apply(h, memo, smp->period);
 	r->nr_frames = 0;
 	r->frame_err = 0;
 	ana_pipeline_walk(r->p, t, smp, r->want, full_stack(r) ? r->max_stack : 1, collect_frame, r);
@@ -1174,6 +1208,7 @@ static int free_report(struct report *r, int rc)
 	free(r->cg_names_tmp);
 	free(r->stack_entries);
 	free(r->stack_pos);
+	free(r->cg_ends);
 	memo_clear(&r->memos);
 	amb_hashmap_free(&r->memos.map);
 	free(r->memos.key);
@@ -1312,10 +1347,11 @@ int ana_cmd_report(int argc, char **argv)
 	r.cg_names_tmp = malloc(MAX_FRAMES * sizeof(*r.cg_names_tmp));
 	r.stack_entries = malloc(MAX_FRAMES * sizeof(*r.stack_entries));
 	r.stack_pos = malloc(MAX_FRAMES * sizeof(*r.stack_pos));
+	r.cg_ends = malloc(MAX_FRAMES * sizeof(*r.cg_ends));
 	r.memos.key = malloc(MEMO_MAX_WORDS * sizeof(*r.memos.key));
 	r.memo_on = r.fast_keys;
 	if (!r.frames || !r.cg_path || !r.cg_names_tmp || !r.stack_entries || !r.stack_pos ||
-	    !r.memos.key)
+	    !r.cg_ends || !r.memos.key)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	if (r.time ? open_offcpu(&r, path) : ana_cmd_open("report", path, &r.opts, &r.p))
 		return free_report(&r, 1);
@@ -1343,6 +1379,8 @@ int ana_cmd_report(int argc, char **argv)
 			err = ana_offcpu_run(r.oc, process_sample, &r);
 		else
 			err = ana_pipeline_run(r.p, process_sample, NULL, &r);
+		/* What the memos hold goes to the entries before anything reads them. */
+		memo_clear(&r.memos);
 		ana_progress_done(&r.progress);
 		if (err < 0)
 			return free_report(&r, ana_cmd_fail("report", path, err));

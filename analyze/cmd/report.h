@@ -46,6 +46,7 @@ struct cg_node {
 	const char *name;       /* interned */
 	uint64_t period;
 	struct cg_node *child, *next;
+	struct cg_node *parent; /* NULL at the top */
 };
 
 struct hist_entry {
@@ -87,8 +88,11 @@ struct hist {
  * thread's address space (ana_pipeline_stack_key), so a sample that repeats
  * all of these (most do: a profile has far fewer stacks than samples)
  * reuses the first one's entries and call graph path instead of resolving
- * every frame and finding its entry again.  Memos are dropped and
- * collected anew past MEMO_MAX_BYTES.
+ * every frame and finding its entry again.  A memo only counts the samples
+ * that reuse it; they reach its entries and call graph paths (walked back
+ * up from where they ended) when it is flushed: when memos are dropped,
+ * past MEMO_MAX_BYTES, to be collected anew, and when the run is over,
+ * before anything reads the entries.
  */
 #define MEMO_MAX_BYTES (8u << 20)
 #define MEMO_MAX_WORDS 1024          /* longer keys are not memoized */
@@ -97,9 +101,12 @@ struct stack_memo {
 	uint64_t *key;                  /* nr_key words (memo_key) */
 	struct hist_entry *self;        /* the leaf's entry */
 	struct hist_entry **children;   /* distinct entries on the stack (--children) */
-	uint32_t *pos;                  /* their frames in @names */
-	const char **names;             /* the stack's call graph names, leaf first (-g) */
-	uint32_t nr_key, nr_children, nr_names;
+	struct cg_node **cg_ends;       /* -g: where each path the sample added to a
+					 * call graph ended (NULL: an empty path),
+					 * one per child with --children, else one */
+	uint32_t nr_key, nr_children, nr_cg_ends;
+	uint64_t samples, period;       /* added since made, not yet to the entries
+					 * (memo_flush()) */
 };
 
 struct memo_table {
@@ -179,6 +186,7 @@ struct report {
 	const char **cg_names_tmp;     /* its frames' names, MAX_FRAMES */
 	struct hist_entry **stack_entries; /* its distinct entries, MAX_FRAMES */
 	unsigned *stack_pos;           /* the frame of each of them */
+	struct cg_node **cg_ends;      /* where its call graph paths ended, MAX_FRAMES */
 	const char *parent;            /* its parent (--parent), or NULL */
 	bool memo_on;                  /* fast_keys: stacks can be memoized */
 	struct memo_table memos;

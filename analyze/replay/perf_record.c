@@ -19,6 +19,7 @@
  * knows (libtraceevent swaps tracepoint fields itself).  Only their u32/u64
  * size fields are swapped.
  */
+#include <assert.h>
 #include <byteswap.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -33,14 +34,43 @@
 
 #define REC_MAX 65536u  /* header.size is a u16 */
 
+/* The sample_type bits of the common layouts: the fixed fields and a
+ * callchain, what `-g` records. */
+#define SIMPLE_BITS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |        \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |             \
+		     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |     \
+		     PERF_SAMPLE_CALLCHAIN)
+
+/*
+ * Where the fields of a sample of a common layout (only SIMPLE_BITS) are,
+ * from the record's start; -1 for a field it does not carry.  Such a
+ * sample is decoded by reading them (parse_simple()), not by a walk.
+ */
+struct simple_layout {
+	bool ok;                   /* the layout is a common one */
+	bool chain;                /* CALLCHAIN: its nr is at @fixed */
+	bool common_g;             /* the layout of common_g (parse_simple()) */
+	int16_t id, ip, tid, time, addr, stream_id, cpu, period;
+	uint16_t fixed;            /* header and fixed fields */
+};
+
 struct ana_parser {
 	bool swap;
+	bool borrow;                          /* ana_parser_set_borrow() */
+	struct ana_record *clean;             /* with @borrow: a record the last call
+					       * left zero but for what a common
+					       * layout's sample carries */
 	const struct ana_event *(*lookup)(void *ctx, uint64_t id);
 	void *ctx;
+	bool have_last;                       /* @lookup's last answer: records */
+	uint64_t last_id;                     /* come in runs of one id */
+	const struct ana_event *last_evt;
 	const struct ana_event *first;
 	struct amb_perf_layout base;          /* of @first, which locates the sample id */
+	struct simple_layout base_simple;
 	const struct ana_event *layout_evt;   /* the event @layout is of, or NULL */
 	struct amb_perf_layout layout;
+	struct simple_layout simple;          /* of @layout */
 	char errmsg[160];
 	uint64_t scratch[REC_MAX / 8];  /* one record, host order after decoding */
 };
@@ -50,6 +80,71 @@ static const struct perf_event_attr zero_attr;
 static const struct perf_event_attr *base_attr(const struct ana_parser *p)
 {
 	return p->first ? &p->first->attr : &zero_attr;
+}
+
+/* The layout of `-g` recordings, IDENTIFIER IP TID TIME CPU PERIOD
+ * CALLCHAIN: its offsets as constants. */
+static const struct simple_layout common_g = {
+	.ok = true, .chain = true, .common_g = true, .id = 8, .ip = 16, .tid = 24, .time = 32,
+	.addr = -1, .stream_id = -1, .cpu = 40, .period = 48, .fixed = 56,
+};
+
+/* Fill @sl from @l: the walk of walk_fixed() in perf_sample.c, with the
+ * offsets kept. */
+static void simple_init(struct simple_layout *sl, const struct amb_perf_layout *l)
+{
+	const uint64_t st = l->sample_type;
+	int16_t off = sizeof(struct perf_event_header);
+
+	memset(sl, 0, sizeof(*sl));
+	/* Without PERIOD a sample's period is a matter of the attr, left to
+	 * parse_sample(). */
+	sl->ok = !(st & ~(uint64_t)SIMPLE_BITS) && (st & PERF_SAMPLE_PERIOD);
+	sl->chain = st & PERF_SAMPLE_CALLCHAIN;
+	sl->id = sl->ip = sl->tid = sl->time = sl->addr = sl->stream_id = sl->cpu = sl->period = -1;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		sl->id = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		sl->ip = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		sl->tid = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		sl->time = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		sl->addr = off;
+		off += 8;
+	}
+	/* The walk reads ID after IDENTIFIER: ID is the value kept. */
+	if (st & PERF_SAMPLE_ID) {
+		sl->id = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		sl->stream_id = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		sl->cpu = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		sl->period = off;
+		off += 8;
+	}
+	sl->fixed = (uint16_t)off;
+	assert(sl->fixed == l->fixed_size);
+	sl->common_g = sl->ok && st == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+					PERF_SAMPLE_CALLCHAIN);
+	assert(!sl->common_g || !memcmp(sl, &common_g, sizeof(*sl)));
 }
 
 struct ana_parser *ana_parser_new(bool swap,
@@ -65,12 +160,19 @@ struct ana_parser *ana_parser_new(bool swap,
 	p->ctx = ctx;
 	p->first = first_event;
 	amb_perf_layout_init(&p->base, base_attr(p));
+	simple_init(&p->base_simple, &p->base);
 	return p;
 }
 
 void ana_parser_free(struct ana_parser *p)
 {
 	free(p);
+}
+
+void ana_parser_set_borrow(struct ana_parser *p, bool borrow)
+{
+	p->borrow = borrow;
+	p->clean = NULL;
 }
 
 const char *ana_parser_errmsg(const struct ana_parser *p)
@@ -86,6 +188,7 @@ static const struct amb_perf_layout *layout_of(struct ana_parser *p, const struc
 		return &p->base;
 	if (evt != p->layout_evt) {
 		amb_perf_layout_init(&p->layout, &evt->attr);
+		simple_init(&p->simple, &p->layout);
 		p->layout_evt = evt;
 	}
 	return &p->layout;
@@ -206,7 +309,7 @@ static bool rd_str(struct rd *r, const char **out)
  * layout says.  Without any id the recording has one event, the first.
  * @rec/@size is the whole record.
  */
-static const struct ana_event *find_event(const struct ana_parser *p, uint32_t type,
+static const struct ana_event *find_event(struct ana_parser *p, uint32_t type,
 					  const uint8_t *rec, size_t size, uint64_t *id)
 {
 	const struct amb_perf_layout *l = &p->base;
@@ -228,7 +331,14 @@ static const struct ana_event *find_event(const struct ana_parser *p, uint32_t t
 	memcpy(id, rec + off, 8);
 	if (p->swap)
 		*id = bswap_64(*id);
-	return p->lookup ? p->lookup(p->ctx, *id) : NULL;
+	if (!p->lookup)
+		return NULL;
+	if (!p->have_last || p->last_id != *id) {
+		p->last_evt = p->lookup(p->ctx, *id);
+		p->last_id = *id;
+		p->have_last = true;
+	}
+	return p->last_evt;
 }
 
 /* PERF_SAMPLE_READ or a READ record body, laid out as @fmt says. */
@@ -268,23 +378,23 @@ static int sample_fail(struct ana_parser *p, enum amb_perf_field f,
 	}
 }
 
-/* PERF_RECORD_SAMPLE: walked (and turned to host order) by perf_sample.c. */
+/* PERF_RECORD_SAMPLE at @b (8-byte aligned; the scratch copy when
+ * swapped): walked (and turned to host order) by perf_sample.c. */
 static int parse_sample(struct ana_parser *p, const struct amb_perf_layout *l,
-			const struct perf_event_attr *a, struct ana_record *rec)
+			const struct perf_event_attr *a, uint8_t *b, struct ana_record *rec)
 {
-	const uint8_t *b = (const uint8_t *)p->scratch;
 	struct ana_sample *s = &rec->u.sample;
 	const uint64_t st = l->sample_type;
 	struct amb_perf_sample ps;
 	enum amb_perf_field f;
 
-	f = amb_perf_sample_to_host(l, p->scratch, rec->size, p->swap, &ps);
+	f = amb_perf_sample_to_host(l, b, rec->size, p->swap, &ps);
 	if (f) {
 		memset(s, 0, sizeof(*s));
 		return sample_fail(p, f, &ps, rec->size);
 	}
 	/* The walk keeps u64 arrays 8-byte aligned from the record's start,
-	 * which the scratch buffer is.  One assignment of the whole struct:
+	 * which @b is.  One assignment of the whole struct:
 	 * what it does not name is zero, and nothing is written twice. */
 #define AT(off, type) ((off) ? (const type *)(const void *)(b + (off)) : NULL)
 	*s = (struct ana_sample){
@@ -461,6 +571,102 @@ short_field:
 /* Where the union of struct ana_record ends. */
 #define U_END (offsetof(struct ana_record, u) + sizeof(((struct ana_record *)0)->u))
 
+/* Everything but the union, as a record that is not a sample starts. */
+static void rec_reset(struct ana_record *rec)
+{
+	memset(rec, 0, offsetof(struct ana_record, u));
+	memset((uint8_t *)rec + U_END, 0, sizeof(*rec) - U_END);
+	rec->pid = rec->tid = rec->cpu = UINT32_MAX;
+	rec->stream = AMB_STREAM_NONE;
+}
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE uint64_t ld64(const uint8_t *b, int16_t off)
+{
+	uint64_t v = 0;
+
+	if (off >= 0)
+		memcpy(&v, b + off, 8);
+	return v;
+}
+
+static ALWAYS_INLINE uint32_t ld32(const uint8_t *b, int16_t off)
+{
+	uint32_t v = UINT32_MAX;
+
+	if (off >= 0)
+		memcpy(&v, b + off, 4);
+	return v;
+}
+
+/*
+ * A sample of a common layout @sl at @b, of size h->size, in host order:
+ * what parse_sample() makes of it, field by field, without the walk.
+ * Returns the size, or 0 when the sample does not fit its layout (the
+ * walk then says why).
+ */
+static ALWAYS_INLINE int parse_simple_as(struct ana_parser *p, const struct simple_layout *sl,
+					  const struct perf_event_header *h, const uint8_t *b,
+					  const struct ana_event *evt, struct ana_record *rec)
+{
+	struct ana_sample *s = &rec->u.sample;
+	const uint64_t *chain = NULL;
+	uint64_t nr = 0;
+
+	if (h->size < sl->fixed)
+		return 0;
+	if (sl->chain) {
+		if (h->size - sl->fixed < 8)
+			return 0;
+		memcpy(&nr, b + sl->fixed, 8);
+		if (nr > (h->size - sl->fixed - 8u) / 8)
+			return 0;
+		chain = (const uint64_t *)(const void *)(b + sl->fixed + 8);
+	}
+	/* A record this parser cleared before still holds zeros wherever a
+	 * sample of a common layout writes nothing. */
+	if (rec != p->clean) {
+		memset(rec, 0, sizeof(*rec));
+		p->clean = p->borrow ? rec : NULL;
+	}
+	rec->type = PERF_RECORD_SAMPLE;
+	rec->misc = h->misc;
+	rec->size = h->size;
+	rec->stream = AMB_STREAM_NONE;
+	rec->synthesized = false;
+	rec->evt = evt;
+	rec->bytes = b;
+	s->evt = evt;
+	s->id = ld64(b, sl->id);
+	s->ip = ld64(b, sl->ip);
+	s->pid = ld32(b, sl->tid);
+	s->tid = ld32(b, sl->tid >= 0 ? sl->tid + 4 : -1);
+	s->time = ld64(b, sl->time);
+	s->addr = ld64(b, sl->addr);
+	s->stream_id = ld64(b, sl->stream_id);
+	s->cpu = ld32(b, sl->cpu);
+	s->period = ld64(b, sl->period);
+	s->nr_callchain = nr;
+	s->callchain = chain;
+	s->cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	rec->pid = s->pid;
+	rec->tid = s->tid;
+	rec->time = s->time;
+	rec->cpu = s->cpu;
+	rec->id = s->id;
+	return h->size;
+}
+
+static int parse_simple(struct ana_parser *p, const struct simple_layout *sl,
+			const struct perf_event_header *h, const uint8_t *b,
+			const struct ana_event *evt, struct ana_record *rec)
+{
+	if (sl->common_g)
+		return parse_simple_as(p, &common_g, h, b, evt, rec);
+	return parse_simple_as(p, sl, h, b, evt, rec);
+}
+
 int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 		     struct ana_record *rec)
 {
@@ -469,17 +675,14 @@ int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 	const struct ana_event *evt;
 	struct perf_event_header h;
 	struct rd r;
+	uint8_t *b;
 	uint64_t id;
 	int err;
 
-	/* Everything but the union, which a sample fills whole (parse_sample)
-	 * and which is zeroed for any other outcome. */
-	memset(rec, 0, offsetof(struct ana_record, u));
-	memset((uint8_t *)rec + U_END, 0, sizeof(*rec) - U_END);
-	rec->pid = rec->tid = rec->cpu = UINT32_MAX;
-	rec->stream = AMB_STREAM_NONE;
 	p->errmsg[0] = '\0';
 	if (len < sizeof(h)) {
+		p->clean = NULL;
+		rec_reset(rec);
 		memset(&rec->u, 0, sizeof(rec->u));
 		return fail(p, -AMB_E_TRUNCATED, "%zu bytes left, less than a record header", len);
 	}
@@ -490,6 +693,8 @@ int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 		h.size = bswap_16(h.size);
 	}
 	if (h.size < sizeof(h) || h.size > len) {
+		p->clean = NULL;
+		rec_reset(rec);
 		memset(&rec->u, 0, sizeof(rec->u));
 		if (h.size < sizeof(h))
 			return fail(p, -AMB_E_CORRUPT, "record size %u is less than its header",
@@ -498,25 +703,42 @@ int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 			    h.type, h.size, len);
 	}
 
-	memcpy(p->scratch, data, h.size);
-	memcpy(p->scratch, &h, sizeof(h));
+	/* Records of this host's order are only read, never rewritten: a
+	 * borrowed one is read where it is. */
+	if (p->borrow && !p->swap && !((uintptr_t)data % 8)) {
+		b = (uint8_t *)(uintptr_t)data;
+	} else {
+		memcpy(p->scratch, data, h.size);
+		memcpy(p->scratch, &h, sizeof(h));
+		b = (uint8_t *)p->scratch;
+	}
+	evt = find_event(p, h.type, b, h.size, &id);
+	l = layout_of(p, evt);
+	if (h.type == PERF_RECORD_SAMPLE && !p->swap) {
+		const struct simple_layout *sl = evt ? &p->simple : &p->base_simple;
+
+		if (sl->ok && (err = parse_simple(p, sl, &h, b, evt, rec)) > 0)
+			return err;
+	}
+
+	/* Everything but the union, which a sample fills whole (parse_sample)
+	 * and which is zeroed for any other outcome. */
+	p->clean = NULL;
+	rec_reset(rec);
 	rec->type = h.type;
 	rec->misc = h.misc;
 	rec->size = h.size;
-	rec->bytes = (const uint8_t *)p->scratch;
-
-	evt = find_event(p, h.type, rec->bytes, h.size, &id);
+	rec->bytes = b;
 	rec->evt = evt;
 	a = evt ? &evt->attr : base_attr(p);
-	l = layout_of(p, evt);
 
 	if (h.type == PERF_RECORD_SAMPLE) {
-		err = parse_sample(p, l, a, rec);
+		err = parse_sample(p, l, a, b, rec);
 		return err ? err : h.size;
 	}
 
 	memset(&rec->u, 0, sizeof(rec->u));
-	r.b = (uint8_t *)p->scratch;
+	r.b = b;
 	r.pos = sizeof(h);
 	r.end = h.size;
 	r.swap = p->swap;
@@ -526,7 +748,7 @@ int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 		const uint64_t st = l->sample_type;
 		struct amb_perf_sample_id t;
 
-		if (amb_perf_sample_id_to_host(l, p->scratch, h.size, p->swap, &t))
+		if (amb_perf_sample_id_to_host(l, b, h.size, p->swap, &t))
 			return fail(p, -AMB_E_CORRUPT, "%s record of size %u is shorter than its "
 				    "sample_id trailer (%zu bytes)", ana_record_type_name(h.type),
 				    h.size, (size_t)l->trailer_size);

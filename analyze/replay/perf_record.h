@@ -19,7 +19,9 @@ struct ana_parser;
 
 /*
  * A parser for the raw records of one recording.  @swap: records are in the
- * other byte order.  @lookup maps a sample id to its event (may be NULL).
+ * other byte order.  @lookup maps a sample id to its event (may be NULL),
+ * the same event for the same id while the parser lives (its last answer
+ * is kept).
  * @first_event (may be NULL: no sample fields are decoded) supplies the
  * sample_type and sample_id_all that locate PERF_SAMPLE_IDENTIFIER, shared
  * by all events of a recording (FORMAT.md §5.6); the record's own event then
@@ -31,6 +33,20 @@ struct ana_parser *ana_parser_new(bool swap,
 				  const struct ana_event *(*lookup)(void *ctx, uint64_t id),
 				  void *ctx, const struct ana_event *first_event);
 void ana_parser_free(struct ana_parser *p);
+
+/*
+ * Let @p rely on its caller for speed (off by default).  With @borrow,
+ * the caller promises that the bytes given to ana_parse_record() stay
+ * valid and unchanged until the next call on @p, and that nobody else
+ * writes into the union of the @rec it passes (the same record may be
+ * passed again and again; the fields before the union are rewritten by
+ * every call): a record in host byte order and 8-byte aligned is then
+ * read in place instead of copied (@rec's pointers point into the
+ * caller's bytes), and a sample of the common layouts (the fixed fields
+ * IDENTIFIER .. PERIOD and CALLCHAIN) writes only the fields it carries
+ * into a @rec the previous call left zero elsewhere.
+ */
+void ana_parser_set_borrow(struct ana_parser *p, bool borrow);
 
 /*
  * Decode the record at @data (at most @len bytes available) into @rec.

@@ -75,8 +75,6 @@ struct ana_session {
 	size_t nr_counts, cap_counts;
 	struct ana_session_stats stats;
 	unsigned jobs;                 /* 0: one per online CPU */
-	uint64_t last_id;              /* lookup_cb()'s last answer */
-	const struct ana_event *last_evt;
 	struct block_pool *pool;       /* during a parallel ana_session_for_each() */
 };
 
@@ -676,17 +674,10 @@ struct stream_cur {
 	bool done;
 };
 
-/* Records come in runs of one event: the last id found is looked at first.
- * (Records are parsed on the caller's thread only.) */
+/* The parsers keep the last answer: records come in runs of one id. */
 static const struct ana_event *lookup_cb(void *ctx, uint64_t id)
 {
-	struct ana_session *s = ctx;
-
-	if (s->last_evt && s->last_id == id)
-		return s->last_evt;
-	s->last_evt = ana_session_event_by_id(s, id);
-	s->last_id = id;
-	return s->last_evt;
+	return ana_session_event_by_id(ctx, id);
 }
 
 static void count_record(struct ana_session *s, const struct ana_record *rec)
@@ -1108,6 +1099,9 @@ static int cur_init(struct ana_session *s, struct stream_cur *c, int type, int64
 	c->parser = ana_parser_new(s->swap, lookup_cb, s, first);
 	if ((!jobs && !c->pl) || !c->parser)
 		return -ENOMEM;
+	/* The block a record is in stays loaded until the cursor parses the
+	 * next one, and c->rec is the cursor's own. */
+	ana_parser_set_borrow(c->parser, true);
 	cur_advance(s, c);
 	return 0;
 }

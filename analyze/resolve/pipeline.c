@@ -32,6 +32,11 @@ struct ana_pipeline {
 	uint64_t *ev_period;             /* per event (+1: no event), within --time: */
 	uint64_t *ev_samples;            /* period and samples */
 	bool warned_broken;              /* warn_broken_chains() spoke */
+	/* The thread of the last sample, what ana_machine_thread() gives
+	 * again while its tid and pid stay (samples come in runs of one
+	 * thread); forgotten at every other record. */
+	struct ana_thread *last_t;
+	uint32_t last_tid;
 };
 
 void ana_pipeline_opts_init(struct ana_pipeline_opts *o)
@@ -216,6 +221,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	if (p->progress)
 		p->progress(p->progress_ctx);
 	if (rec->type != PERF_RECORD_SAMPLE) {
+		p->last_t = NULL;
 		err = ana_machine_process(p->m, rec);
 		if (err || !p->other)
 			return err;
@@ -229,9 +235,16 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		return 0;
 	p->ev_period[s->evt ? s->evt->index : ana_session_event_count(p->s)] += s->period;
 	p->ev_samples[s->evt ? s->evt->index : ana_session_event_count(p->s)]++;
-	t = ana_machine_thread(p->m, s->pid, s->tid);
-	if (!t)
-		return -ENOMEM;
+	if (p->last_t && s->tid == p->last_tid &&
+	    (s->pid == ana_thread_pid(p->last_t) || s->pid == UINT32_MAX)) {
+		t = p->last_t;
+	} else {
+		t = ana_machine_thread(p->m, s->pid, s->tid);
+		if (!t)
+			return -ENOMEM;
+		p->last_t = t;
+		p->last_tid = s->tid;
+	}
 	if (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s))
 		goto filtered;
 	if (p->frame_filter && !ana_pipeline_first_frame_passes(p, &p->filter, t, s))
@@ -272,6 +285,7 @@ int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn oth
 	memset(&p->st, 0, sizeof(p->st));
 	memset(p->ev_period, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_period));
 	memset(p->ev_samples, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_samples));
+	p->last_t = NULL;
 	p->fn = fn;
 	p->other = other;
 	p->ctx = ctx;

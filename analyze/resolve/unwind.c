@@ -516,6 +516,9 @@ bool ana_unwind_usable(const struct ana_unwinder *u, const struct ana_sample *s)
 	struct ana_unwind_stack st;
 	uint64_t pc;
 
+	/* Asked of every sample: most carry no stack copy at all. */
+	if (!s->user_stack || !s->user_abi)
+		return false;
 	return ana_unwind_stack_init(&st, s, u->arch) && st.len >= 8 &&
 	       ana_regs_value(s->user_regs_mask, s->user_regs, u->arch->perf_ip, &pc);
 }

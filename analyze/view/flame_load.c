@@ -11,8 +11,26 @@
 
 #include "analyze/resolve/resolve.h"
 #include "analyze/view/flame_load.h"
+#include "common/hashmap.h"
 
 #define MAX_FRAMES ANA_STK_MAX_DEPTH
+
+/*
+ * Samples repeat their stacks: a stack seen before is not walked, named
+ * and looked up in the tree again, its path is added again from the leaf
+ * it ended at.  The memo key holds what decides the frames: the stack key
+ * (the address space's state, ana_pipeline_stack_key()), the cpumode, the
+ * command frame's name and tid, and the callchain (or ip).  The memos are
+ * dropped and collected anew past MEMO_MAX_BYTES.
+ */
+#define MEMO_MAX_BYTES (8u << 20)
+#define MEMO_MAX_WORDS 512           /* longer keys are not memoized */
+
+struct flame_memo {
+	uint32_t leaf;                  /* the tree node the stack ended at */
+	uint32_t nr_key;
+	uint64_t key[];
+};
 
 struct loader {
 	const struct ana_flame_load_opts *o;
@@ -26,6 +44,11 @@ struct loader {
 	unsigned want;
 	int err;
 	struct ana_flame_load_stats st;
+	struct amb_hashmap memos;       /* memo key -> struct flame_memo */
+	size_t memo_bytes;
+	uint64_t *key;                  /* the current sample's, MEMO_MAX_WORDS */
+	uint32_t nr_key;
+	uint64_t hash;
 };
 
 static enum ana_stk_kind loc_kind(const struct ana_loc *loc)
@@ -90,6 +113,78 @@ static void reverse_frames(struct ana_stk_frame *f, unsigned n)
 	}
 }
 
+/* Make the memo key of @smp of @t in l->key; false when it is not to be
+ * memoized (off-CPU time, an unwound stack, a chain too long). */
+static bool memo_key(struct loader *l, const struct ana_sample *smp, const struct ana_thread *t)
+{
+	const struct ana_flame_load_opts *o = l->o;
+	bool chain = smp->nr_callchain && smp->callchain;
+	uint64_t n = 5 + (chain ? smp->nr_callchain : 1), *k = l->key;
+
+	if (l->oc || !l->key || n > MEMO_MAX_WORDS)
+		return false;
+	k[0] = ana_pipeline_stack_key(l->p, t, smp);
+	if (!k[0])
+		return false;
+	k[1] = smp->cpumode;
+	k[2] = o->comm || o->thread ? (uintptr_t)ana_thread_comm(t) : 0;
+	k[3] = o->thread ? ana_thread_tid(t) : 0;
+	k[4] = chain ? smp->nr_callchain : 0;
+	if (chain)
+		memcpy(k + 5, smp->callchain, smp->nr_callchain * sizeof(*k));
+	else
+		k[5] = smp->ip;
+	l->nr_key = (uint32_t)n;
+	l->hash = amb_hash_words(k, n);
+	return true;
+}
+
+static bool memo_eq(uint64_t stored, const void *key)
+{
+	const struct flame_memo *m = (const struct flame_memo *)(uintptr_t)stored;
+	const struct loader *l = key;
+
+	if (m->nr_key != l->nr_key)
+		return false;
+	/* A few words, mostly equal: no call to memcmp. */
+	for (uint32_t i = 0; i < m->nr_key; i++)
+		if (m->key[i] != l->key[i])
+			return false;
+	return true;
+}
+
+static void memo_clear(struct loader *l)
+{
+	struct amb_hashmap_slot *slot;
+
+	amb_hashmap_for_each(&l->memos, slot)
+		free(slot->value);
+	amb_hashmap_clear(&l->memos);
+	l->memo_bytes = 0;
+}
+
+/* Remember that the key made last ended at @leaf.  0 or -ENOMEM. */
+static int memo_add(struct loader *l, uint32_t leaf)
+{
+	size_t size = sizeof(struct flame_memo) + l->nr_key * sizeof(uint64_t);
+	struct flame_memo *m;
+
+	if (l->memo_bytes + size > MEMO_MAX_BYTES)
+		memo_clear(l);
+	m = malloc(size);
+	if (!m)
+		return -ENOMEM;
+	m->leaf = leaf;
+	m->nr_key = l->nr_key;
+	memcpy(m->key, l->key, l->nr_key * sizeof(*m->key));
+	if (amb_hashmap_add(&l->memos, l->hash, (uintptr_t)m, m)) {
+		free(m);
+		return -ENOMEM;
+	}
+	l->memo_bytes += size;
+	return 0;
+}
+
 static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
 {
 	struct loader *l = ctx;
@@ -97,7 +192,17 @@ static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread
 	unsigned max_depth = o->key == ANA_FLAME_KEY_STACK ? 0 : 1;
 	uint64_t w = o->period || l->oc ? smp->period : 1;
 	const char *state = l->oc ? ana_offcpu_state_frame(l->oc, smp) : NULL;
+	bool memoize = memo_key(l, smp, t);
+	const struct flame_memo *m;
+	uint32_t leaf;
 
+	if (memoize && (m = amb_hashmap_find(&l->memos, l->hash, memo_eq, l))) {
+		if (ana_stk_tree_add_again(l->t, m->leaf, l->slot, w))
+			return -EINVAL;
+		l->st.added++;
+		l->st.weight += w;
+		return 0;
+	}
 	l->nr_frames = 0;
 	/* Below an off-CPU stack, what the thread was waiting in. */
 	if (state && o->key == ANA_FLAME_KEY_STACK && push_frame(l, state, ANA_STK_OTHER))
@@ -124,11 +229,11 @@ static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread
 			reverse_frames(l->frames, l->nr_frames);
 	}
 	/* ANA_FLAME_KEY_DSO_SYM pushed [dso, sym]: already outermost first. */
-	if (ana_stk_tree_add(l->t, l->frames, l->nr_frames, l->slot, w))
+	if (ana_stk_tree_add_path(l->t, l->frames, l->nr_frames, l->slot, w, &leaf))
 		return -ENOMEM;
 	l->st.added++;
 	l->st.weight += w;
-	return 0;
+	return memoize ? memo_add(l, leaf) : 0;
 }
 
 /* Which event's samples were added, and how many events had samples. */
@@ -192,6 +297,8 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	else if (o->key == ANA_FLAME_KEY_STACK && o->inline_frames)
 		l.want = ANA_SYM_INLINE;
 	l.frames = malloc(MAX_FRAMES * sizeof(*l.frames));
+	/* Without room for keys, samples are simply not memoized. */
+	l.key = malloc(MEMO_MAX_WORDS * sizeof(*l.key));
 	if (!l.frames)
 		err = -ENOMEM;
 	else if (o->time)
@@ -201,6 +308,9 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	if (st)
 		*st = l.st;
 	ana_intern_free(&l.names);
+	memo_clear(&l);
+	amb_hashmap_free(&l.memos);
+	free(l.key);
 	free(l.frames);
 	return err;
 }

@@ -111,12 +111,13 @@ static uint32_t child_get(struct ana_stk_tree *t, uint32_t parent, const struct 
 	return id;
 }
 
-int ana_stk_tree_add(struct ana_stk_tree *t, const struct ana_stk_frame *frames, size_t n,
-		 unsigned slot, uint64_t weight)
+int ana_stk_tree_add_path(struct ana_stk_tree *t, const struct ana_stk_frame *frames, size_t n,
+			  unsigned slot, uint64_t weight, uint32_t *leaf)
 {
 	uint32_t cur = ANA_STK_ROOT;
 	size_t i;
 
+	*leaf = ANA_STK_NONE;
 	if (slot >= ANA_STK_SLOTS)
 		return -EINVAL;
 	if (n > ANA_STK_MAX_DEPTH) {
@@ -131,6 +132,25 @@ int ana_stk_tree_add(struct ana_stk_tree *t, const struct ana_stk_frame *frames,
 		t->nodes[cur].total[slot] += weight;
 	}
 	t->nodes[cur].self[slot] += weight;
+	*leaf = cur;
+	return 0;
+}
+
+int ana_stk_tree_add(struct ana_stk_tree *t, const struct ana_stk_frame *frames, size_t n,
+		 unsigned slot, uint64_t weight)
+{
+	uint32_t leaf;
+
+	return ana_stk_tree_add_path(t, frames, n, slot, weight, &leaf);
+}
+
+int ana_stk_tree_add_again(struct ana_stk_tree *t, uint32_t leaf, unsigned slot, uint64_t weight)
+{
+	if (slot >= ANA_STK_SLOTS || leaf >= t->nr)
+		return -EINVAL;
+	t->nodes[leaf].self[slot] += weight;
+	for (uint32_t i = leaf; i != ANA_STK_NONE; i = t->nodes[i].parent)
+		t->nodes[i].total[slot] += weight;
 	return 0;
 }
 

@@ -65,6 +65,21 @@ void ana_stk_tree_free(struct ana_stk_tree *t);
 int ana_stk_tree_add(struct ana_stk_tree *t, const struct ana_stk_frame *frames, size_t n,
 		 unsigned slot, uint64_t weight);
 
+/*
+ * ana_stk_tree_add(), and the node the path ends at (the root for n = 0)
+ * in *@leaf, for ana_stk_tree_add_again().  Errors as ana_stk_tree_add();
+ * *@leaf is ANA_STK_NONE then.
+ */
+int ana_stk_tree_add_path(struct ana_stk_tree *t, const struct ana_stk_frame *frames, size_t n,
+			  unsigned slot, uint64_t weight, uint32_t *leaf);
+
+/*
+ * Add @weight in @slot along the path from the root to node @leaf (from
+ * ana_stk_tree_add_path()), exactly as adding the same frames again would,
+ * without looking them up.  Returns 0, -EINVAL for a bad slot or node.
+ */
+int ana_stk_tree_add_again(struct ana_stk_tree *t, uint32_t leaf, unsigned slot, uint64_t weight);
+
 /* Number of nodes, the root included. */
 size_t ana_stk_tree_count(const struct ana_stk_tree *t);
 

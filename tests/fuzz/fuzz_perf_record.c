@@ -4,7 +4,8 @@
  *
  * Input: a 33-byte prefix that plays the event's attr, then perf records.
  *   u8  flags: bit 0 records are byte-swapped, bit 1 sample_id_all,
- *       bit 2 no event at all (first_event NULL)
+ *       bit 2 no event at all (first_event NULL), bit 3 the parser borrows
+ *       the records (ana_parser_set_borrow: read in place when aligned)
  *   u64 sample_type, u64 read_format, u64 sample_regs_user (= regs_intr),
  *   u64 branch_sample_type, all little-endian
  * Records are parsed one after another until one fails; every decoded
@@ -133,6 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = ana_parser_new(flags & 1, lookup, NULL, (flags & 4) ? NULL : &ev);
 	if (!p)
 		return 0;
+	/* Reading in place: the input stays put for the whole run. */
+	ana_parser_set_borrow(p, flags & 8);
 	while (pos < size) {
 		int ret = ana_parse_record(p, data + pos, size - pos, &rec);
 

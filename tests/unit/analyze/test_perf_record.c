@@ -549,6 +549,142 @@ static void test_event_lookup(void **state)
 	ana_parser_free(p);
 }
 
+/* @got (a borrowing parser's) decodes the same as @want (a copying one's). */
+static void check_same_record(const struct ana_record *got, const struct ana_record *want)
+{
+	const struct ana_sample *g = &got->u.sample, *w = &want->u.sample;
+
+	assert_int_equal(got->type, want->type);
+	assert_int_equal(got->misc, want->misc);
+	assert_int_equal(got->size, want->size);
+	assert_int_equal(got->stream, want->stream);
+	assert_int_equal(got->synthesized, want->synthesized);
+	assert_true(got->time == want->time);
+	assert_int_equal(got->pid, want->pid);
+	assert_int_equal(got->tid, want->tid);
+	assert_int_equal(got->cpu, want->cpu);
+	assert_true(got->id == want->id);
+	assert_ptr_equal(got->evt, want->evt);
+	assert_memory_equal(got->bytes, want->bytes, want->size);
+	if (want->type == PERF_RECORD_COMM) {
+		assert_string_equal(got->u.comm.comm, want->u.comm.comm);
+		return;
+	}
+	assert_ptr_equal(g->evt, w->evt);
+	assert_true(g->id == w->id && g->ip == w->ip && g->time == w->time);
+	assert_true(g->addr == w->addr && g->period == w->period);
+	assert_true(g->pid == w->pid && g->tid == w->tid && g->cpu == w->cpu);
+	assert_true(g->nr_callchain == w->nr_callchain);
+	assert_int_equal(!g->callchain, !w->callchain);
+	if (w->callchain)
+		assert_memory_equal(g->callchain, w->callchain, w->nr_callchain * 8);
+	assert_int_equal(g->raw_size, w->raw_size);
+	assert_int_equal(!g->raw, !w->raw);
+	if (w->raw)
+		assert_memory_equal(g->raw, w->raw, w->raw_size);
+	assert_true(g->user_abi == w->user_abi && g->user_regs_mask == w->user_regs_mask);
+	assert_int_equal(!g->user_regs, !w->user_regs);
+	assert_true(g->user_stack_size == w->user_stack_size);
+	assert_true(g->user_stack_dyn_size == w->user_stack_dyn_size);
+	assert_int_equal(!g->user_stack, !w->user_stack);
+	assert_true(g->weight == w->weight && g->data_src == w->data_src);
+	assert_true(g->nr_branches == w->nr_branches && g->branch_hw_idx == w->branch_hw_idx);
+	assert_int_equal(!g->branches, !w->branches);
+	assert_int_equal(g->cpumode, w->cpumode);
+	assert_true(g->stream_id == w->stream_id && g->transaction == w->transaction);
+	assert_true(g->phys_addr == w->phys_addr && g->cgroup == w->cgroup);
+	assert_true(g->data_page_size == w->data_page_size);
+	assert_true(g->code_page_size == w->code_page_size);
+	assert_true(g->nr_read == w->nr_read);
+	assert_int_equal(!g->read, !w->read);
+	assert_true(g->intr_abi == w->intr_abi && g->intr_regs_mask == w->intr_regs_mask);
+	assert_int_equal(!g->intr_regs, !w->intr_regs);
+	assert_true(g->aux_size == w->aux_size);
+	assert_int_equal(!g->aux, !w->aux);
+}
+
+/*
+ * A borrowing parser, fed one record buffer after another into the same
+ * struct, decodes each as a copying one does into a fresh struct: samples
+ * of the common layouts (read in place, only their own fields written)
+ * between other records, samples of a full layout, and one that fails.
+ */
+static void test_borrow(void **state)
+{
+	static struct syn_rec s;
+	const uint64_t common = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+				PERF_SAMPLE_CALLCHAIN;
+	uint64_t full = 0, *buf;
+	struct ana_parser *pb, *pc;
+	struct ana_record got, want;
+	size_t n;
+	int ret;
+
+	(void)state;
+	for (size_t b = 0; b < AMB_ARRAY_SIZE(all_bits); b++)
+		full |= all_bits[b];
+	set_attr(&ev_a, common, 0);
+	set_attr(&ev_b, full, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED);
+	pb = ana_parser_new(false, lookup, NULL, &ev_a);
+	pc = ana_parser_new(false, lookup, NULL, &ev_a);
+	assert_non_null(pb);
+	assert_non_null(pc);
+	ana_parser_set_borrow(pb, true);
+	buf = malloc(sizeof(s.b));
+	assert_non_null(buf);
+	memset(&got, 0xa5, sizeof(got));
+	s.swap = false;
+	for (int i = 0; i < 12; i++) {
+		switch (i % 6) {
+		case 0:
+		case 2:
+			n = build_sample(&s, &ev_a.attr, 100);
+			/* Another ip and callchain length each time. */
+			memcpy(s.b + 16, &i, sizeof(i));
+			if (i % 6 == 2) {
+				uint64_t nr = 2;
+
+				memcpy(s.b + 56, &nr, 8);
+			}
+			break;
+		case 1:
+			n = syn_comm(&s, common, 1, 2, "name", true, 5, 100, 1);
+			break;
+		case 3:
+			n = build_sample(&s, &ev_b.attr, 200);
+			break;
+		case 4: {
+			uint64_t nr = 1000;
+
+			n = build_sample(&s, &ev_a.attr, 100);
+			memcpy(s.b + 56, &nr, 8);
+			break;
+		}
+		default:
+			n = build_sample(&s, &ev_a.attr, 101);
+			/* No callchain at all: the record ends at its nr. */
+			n -= 4 * 8;
+			memset(s.b + 56, 0, 8);
+			amb_put_le16(s.b + 6, (uint16_t)n);
+			break;
+		}
+		memcpy(buf, s.b, n);
+		memset(&want, 0, sizeof(want));
+		ret = ana_parse_record(pc, (const uint8_t *)buf, n, &want);
+		assert_int_equal(ana_parse_record(pb, (const uint8_t *)buf, n, &got), ret);
+		if (ret < 0)
+			continue;
+		assert_int_equal(ret, (int)n);
+		check_same_record(&got, &want);
+		/* Samples of this host's order are read where they are. */
+		assert_ptr_equal(got.bytes, (const uint8_t *)buf);
+	}
+	free(buf);
+	ana_parser_free(pb);
+	ana_parser_free(pc);
+}
+
 /* Every prefix of a record is TRUNCATED; every smaller header.size of a
  * sample with every field is CORRUPT; smaller sizes of other records give an
  * error or a consistent decode, never a read outside the record. */
@@ -821,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_swapped_identical),
 		cmocka_unit_test(test_other_records),
 		cmocka_unit_test(test_event_lookup),
+		cmocka_unit_test(test_borrow),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_hostile_counts),
 		cmocka_unit_test(test_attr_to_host),

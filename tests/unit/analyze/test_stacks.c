@@ -88,6 +88,57 @@ static void test_aggregate(void **state)
 	ana_stk_tree_free(NULL);
 }
 
+/* Adding a path again from its leaf weighs the same nodes as adding its
+ * frames again: two trees, one filled each way, print alike. */
+static void test_add_again(void **state)
+{
+	const struct ana_stk_frame abc[] = { U("a"), U("b"), U("c") };
+	const struct ana_stk_frame ad[] = { U("a"), U("d") };
+	struct ana_stk_tree *t1 = ana_stk_tree_new(), *t2 = ana_stk_tree_new();
+	uint32_t leaf_abc, leaf_ad, leaf_root;
+	char *f1, *f2;
+
+	(void)state;
+	assert_non_null(t1);
+	assert_non_null(t2);
+	assert_int_equal(ana_stk_tree_add_path(t1, abc, 3, 0, 1, &leaf_abc), 0);
+	assert_int_equal(ana_stk_tree_add_path(t1, ad, 2, 1, 2, &leaf_ad), 0);
+	assert_int_equal(ana_stk_tree_add_path(t1, NULL, 0, 0, 3, &leaf_root), 0);
+	assert_int_equal(leaf_root, ANA_STK_ROOT);
+	assert_string_equal(ana_stk_tree_node(t1, leaf_abc)->name, "c");
+	assert_int_equal(ana_stk_tree_add_again(t1, leaf_abc, 0, 4), 0);
+	assert_int_equal(ana_stk_tree_add_again(t1, leaf_ad, 0, 5), 0);
+	assert_int_equal(ana_stk_tree_add_again(t1, leaf_abc, 1, 6), 0);
+	assert_int_equal(ana_stk_tree_add_again(t1, leaf_root, 1, 7), 0);
+	assert_int_equal(ana_stk_tree_add_again(t1, leaf_abc, ANA_STK_SLOTS, 1), -EINVAL);
+	assert_int_equal(ana_stk_tree_add_again(t1, 99, 0, 1), -EINVAL);
+	assert_int_equal(ana_stk_tree_add_path(t1, abc, 3, ANA_STK_SLOTS, 1, &leaf_abc), -EINVAL);
+	assert_int_equal(leaf_abc, ANA_STK_NONE);
+
+	assert_int_equal(ana_stk_tree_add(t2, abc, 3, 0, 1), 0);
+	assert_int_equal(ana_stk_tree_add(t2, ad, 2, 1, 2), 0);
+	assert_int_equal(ana_stk_tree_add(t2, NULL, 0, 0, 3), 0);
+	assert_int_equal(ana_stk_tree_add(t2, abc, 3, 0, 4), 0);
+	assert_int_equal(ana_stk_tree_add(t2, ad, 2, 0, 5), 0);
+	assert_int_equal(ana_stk_tree_add(t2, abc, 3, 1, 6), 0);
+	assert_int_equal(ana_stk_tree_add(t2, NULL, 0, 1, 7), 0);
+	assert_int_equal(ana_stk_tree_sort(t1), 0);
+	assert_int_equal(ana_stk_tree_sort(t2), 0);
+	for (unsigned slot = 0; slot < 2; slot++) {
+		f1 = folded(t1, slot);
+		f2 = folded(t2, slot);
+		assert_string_equal(f1, f2);
+		free(f1);
+		free(f2);
+		assert_int_equal(ana_stk_tree_node(t1, ANA_STK_ROOT)->total[slot],
+				 ana_stk_tree_node(t2, ANA_STK_ROOT)->total[slot]);
+		assert_int_equal(ana_stk_tree_node(t1, ANA_STK_ROOT)->self[slot],
+				 ana_stk_tree_node(t2, ANA_STK_ROOT)->self[slot]);
+	}
+	ana_stk_tree_free(t1);
+	ana_stk_tree_free(t2);
+}
+
 static void test_folded(void **state)
 {
 	const struct ana_stk_frame abc[] = { U("a"), U("b"), U("c") };
@@ -191,6 +242,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aggregate),
+		cmocka_unit_test(test_add_again),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_folded_sums),
 		cmocka_unit_test(test_depth_cap_and_growth),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <amber/common.h>
+#include "common/hashmap.h"
 #include "common/util.h"
 
 static void test_le_roundtrip(void **state)
@@ -92,6 +93,49 @@ static void test_json(void **state)
 }
 
 /* Recorded text: controls, C1, DEL and broken UTF-8 escape; UTF-8 stays. */
+/* amb_hash_words(): equal words, equal hashes; keys that differ in one
+ * word, in their order or in their length spread apart, bucket bits too. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_hash_words(void **state)
+{
+	enum { KEYS = 4096, WORDS = 9 };
+	uint64_t *h = calloc(3 * KEYS + 1, sizeof(*h)), w[WORDS], low[64] = { 0 };
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(h);
+	for (unsigned k = 0; k < KEYS; k++) {
+		for (unsigned i = 0; i < WORDS; i++)
+			w[i] = 0x400000 + 16 * i;        /* a callchain-like key */
+		w[k % WORDS] += 8 * (k / WORDS + 1) + 1;
+		h[n++] = amb_hash_words(w, WORDS);
+		assert_true(h[n - 1] == amb_hash_words(w, WORDS));
+		/* A shorter key, up to the word that differs. */
+		if (k % WORDS + 1 < WORDS)
+			h[n++] = amb_hash_words(w, k % WORDS + 1);
+		w[0] ^= w[1];                            /* swap two words */
+		w[1] ^= w[0];
+		w[0] ^= w[1];
+		h[n++] = amb_hash_words(w, WORDS);
+	}
+	h[n++] = amb_hash_words(w, 0);
+	qsort(h, n, sizeof(*h), cmp_u64);
+	for (size_t i = 1; i < n; i++)
+		assert_true(h[i] != h[i - 1]);
+	/* The map indexes by the low bits: 64 buckets all used. */
+	for (size_t i = 0; i < n; i++)
+		low[h[i] & 63]++;
+	for (size_t i = 0; i < 64; i++)
+		assert_true(low[i] > n / 64 / 2);
+	free(h);
+}
+
 static void test_text(void **state)
 {
 	struct amb_buf b = AMB_BUF_INIT;
@@ -112,6 +156,27 @@ static void test_text(void **state)
 	assert_int_equal(amb_text_safe_prefix("\xe0\x80\x80", 3, &esc), 0);   /* overlong */
 	assert_int_equal(amb_text_safe_prefix("\xed\xa0\x80", 3, &esc), 0);   /* surrogate */
 	assert_int_equal(amb_text_safe_prefix("\xf4\x90\x80\x80", 4, &esc), 0);   /* > U+10FFFF */
+	/* Every byte value at every place of a long ASCII run (the run is
+	 * read eight bytes at a time): the prefix ends right before it unless
+	 * it is printable ASCII. */
+	for (unsigned c = 0; c < 256; c++) {
+		for (size_t at = 0; at < 19; at++) {
+			char run[19];
+
+			memset(run, 'a', sizeof(run));
+			run[at] = (char)c;
+			esc = 9;
+			if (c >= 0x20 && c < 0x7f) {
+				assert_int_equal(amb_text_safe_prefix(run, sizeof(run), &esc), sizeof(run));
+				assert_int_equal(esc, 0);
+			} else {
+				assert_int_equal(amb_text_safe_prefix(run, sizeof(run), &esc), at);
+				assert_int_equal(esc, 1);
+			}
+		}
+	}
+	assert_int_equal(amb_text_safe_prefix("abcdefgh\xc3\xa9ijklmnop\x01", 19, &esc), 18);
+	assert_int_equal(esc, 1);
 
 	assert_int_equal(amb_buf_put_text(&b, "a\tb\nc\x7f\xff\\x", 9), 0);
 	assert_int_equal(b.len, strlen("a\\x09b\\x0ac\\x7f\\xff\\x"));
@@ -214,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_hash_words),
 		cmocka_unit_test(test_warn),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_big_alloc),
