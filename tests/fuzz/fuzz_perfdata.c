@@ -15,27 +15,17 @@
 
 #include "analyze/replay/replay.h"
 #include <amber/common.h>
+#include "tests/fuzz/fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static char root[64], path[96];
-
-static void remove_root(void)
-{
-	unlink(path);
-	rmdir(root);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(root, sizeof(root), "/tmp/amber-fuzz-perfdata.XXXXXX");
-	if (!mkdtemp(root))
-		abort();
-	snprintf(path, sizeof(path), "%s/out.amber", root);
-	atexit(remove_root);
+	fuzz_scratch_init("perfdata", "out.amber", 0);
 	return 0;
 }
 

@@ -22,30 +22,17 @@
 #include "analyze/replay/perf_record.h"
 #include "analyze/resolve/resolve.h"
 #include <amber/common.h>
+#include "tests/fuzz/fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static char root[64], path[96];
-
-static void remove_root(void)
-{
-	unlink(path);
-	rmdir(root);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(root, sizeof(root), "/tmp/amber-fuzz-session.XXXXXX");
-	if (!mkdtemp(root))
-		abort();
-	snprintf(path, sizeof(path), "%s/in.amber", root);
-	atexit(remove_root);
-	setenv("HOME", root, 1);
-	setenv("TMPDIR", root, 1);
-	unsetenv("DEBUGINFOD_URLS");
+	fuzz_scratch_init("session", "in.amber", 1);
 	return 0;
 }
 

@@ -26,19 +26,13 @@
 #include <amber/common.h>
 #include <amber/format.h>
 #include "analyze/cmd/cmd.h"
+#include "tests/fuzz/fuzz_scratch.h"
 
 #define MAX_BLOCKS 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static char root[64], path[96];
-
-static void remove_root(void)
-{
-	unlink(path);
-	rmdir(root);
-}
 
 static void quiet(void *ctx, const char *msg)
 {
@@ -50,11 +44,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(root, sizeof(root), "/tmp/amber-fuzz-stat.XXXXXX");
-	if (!mkdtemp(root))
-		abort();
-	snprintf(path, sizeof(path), "%s/in.amber", root);
-	atexit(remove_root);
+	fuzz_scratch_init("stat", "in.amber", 0);
 	/* The tables go to stdout, unchecked; stderr stays libFuzzer's. */
 	if (!freopen("/dev/null", "w", stdout))
 		abort();
