@@ -391,7 +391,7 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 }
 
 /* The (type, unit) of column @c's periods. */
-static void value_type(struct pprof *pp, size_t c, Perftools__Profiles__ValueType *vt)
+static void value_type(struct pprof *pp, size_t c, AnaPprof__ValueType *vt)
 {
 	const struct ana_event *e = column_event(pp, c);
 	bool ns = !e || ana_export_weight_is_ns(pp->o, e);
@@ -413,16 +413,16 @@ static void value_type(struct pprof *pp, size_t c, Perftools__Profiles__ValueTyp
 
 static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 {
-	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	AnaPprof__Profile prof = ANA_PPROF__PROFILE__INIT;
 	struct ana_session *ses = ana_pipeline_session(pp->p);
-	Perftools__Profiles__ValueType *vts = NULL, **vtp = NULL;
-	Perftools__Profiles__ValueType period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
-	Perftools__Profiles__Label *labels = NULL, **labelp = NULL;
-	Perftools__Profiles__Mapping *maps = NULL, **mapp = NULL;
-	Perftools__Profiles__Location *locs = NULL, **locp = NULL;
-	Perftools__Profiles__Line *lines = NULL, **linep = NULL;
-	Perftools__Profiles__Function *funcs = NULL, **funcp = NULL;
+	AnaPprof__ValueType *vts = NULL, **vtp = NULL;
+	AnaPprof__ValueType period_type = ANA_PPROF__VALUE_TYPE__INIT;
+	AnaPprof__Sample *smp = NULL, **smpp = NULL;
+	AnaPprof__Label *labels = NULL, **labelp = NULL;
+	AnaPprof__Mapping *maps = NULL, **mapp = NULL;
+	AnaPprof__Location *locs = NULL, **locp = NULL;
+	AnaPprof__Line *lines = NULL, **linep = NULL;
+	AnaPprof__Function *funcs = NULL, **funcp = NULL;
 	size_t *cols = NULL, ncols = 0, nfuncs = ana_xctx_func_count(pp->x), k;
 	int64_t *vals = NULL, comment;
 	struct gz_out *g = NULL;
@@ -463,7 +463,7 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 		goto out;
 
 	for (size_t i = 0; i < ncols; i++) {
-		perftools__profiles__value_type__init(&vts[i]);
+		ana_pprof__value_type__init(&vts[i]);
 		if (cols[i]) {
 			value_type(pp, cols[i] - 1, &vts[i]);
 		} else {
@@ -488,10 +488,10 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 
 	for (size_t i = 0, li = 0, lv = 0; i < pp->nr_samples; i++) {
 		const struct psample *ps = &pp->samples[i];
-		Perftools__Profiles__Sample *s = &smp[i];
+		AnaPprof__Sample *s = &smp[i];
 		size_t nl = 0;
 
-		perftools__profiles__sample__init(s);
+		ana_pprof__sample__init(s);
 		s->n_location_id = ps->nr_locs;
 		s->location_id = pp->sample_locs + ps->first_loc;
 		for (size_t c = 0; c < ncols; c++)
@@ -501,9 +501,9 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 		lv += ncols;
 		s->label = labelp + li;
 		for (int j = 0; j < 4; j++) {
-			Perftools__Profiles__Label *l = &labels[li + nl];
+			AnaPprof__Label *l = &labels[li + nl];
 
-			perftools__profiles__label__init(l);
+			ana_pprof__label__init(l);
 			switch (j) {
 			case 0: l->key = str_index(pp, "pid"); l->num = ps->pid; break;
 			case 1: l->key = str_index(pp, "tid"); l->num = ps->tid; break;
@@ -530,12 +530,12 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 	for (int kernel = 0; kernel < 2; kernel++) {
 		for (size_t i = 0; i < pp->nr_maps; i++) {
 			const struct pmap *pm = &pp->maps[i];
-			Perftools__Profiles__Mapping *m = &maps[k];
+			AnaPprof__Mapping *m = &maps[k];
 			char hex[2 * ANA_BUILD_ID_MAX + 1] = "";
 
 			if ((pm->id == pp->kmap) != kernel)
 				continue;
-			perftools__profiles__mapping__init(m);
+			ana_pprof__mapping__init(m);
 			m->id = pm->id;
 			if (kernel) {
 				m->memory_start = pp->kmin;
@@ -570,18 +570,18 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 
 	for (size_t i = 0; i < pp->nr_locs; i++) {
 		const struct ploc *pl = &pp->locs[i];
-		Perftools__Profiles__Location *l = &locs[i];
+		AnaPprof__Location *l = &locs[i];
 
-		perftools__profiles__location__init(l);
+		ana_pprof__location__init(l);
 		l->id = pl->id;
 		l->mapping_id = pl->mapping_id;
 		l->address = pl->addr;
 		l->n_line = pl->nr_lines;
 		l->line = linep + pl->first_line;
 		for (unsigned j = 0; j < pl->nr_lines; j++) {
-			Perftools__Profiles__Line *ln = &lines[pl->first_line + j];
+			AnaPprof__Line *ln = &lines[pl->first_line + j];
 
-			perftools__profiles__line__init(ln);
+			ana_pprof__line__init(ln);
 			ln->function_id = pp->lines[pl->first_line + j].func;
 			ln->line = pp->lines[pl->first_line + j].line;
 			linep[pl->first_line + j] = ln;
@@ -593,9 +593,9 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 
 	for (uint32_t id = 1; id <= nfuncs; id++) {
 		const struct ana_xfunc *f = ana_xctx_func(pp->x, id);
-		Perftools__Profiles__Function *fn = &funcs[id - 1];
+		AnaPprof__Function *fn = &funcs[id - 1];
 
-		perftools__profiles__function__init(fn);
+		ana_pprof__function__init(fn);
 		fn->id = id;
 		fn->name = fn->system_name = str_index(pp, f->name);
 		fn->filename = str_index(pp, f->file ? f->file : f->dso);
@@ -627,7 +627,7 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 	g->f = out;
 	if (deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		goto out;
-	perftools__profiles__profile__pack_to_buffer(&prof, &g->base);
+	ana_pprof__profile__pack_to_buffer(&prof, &g->base);
 	g->z.next_in = NULL;
 	g->z.avail_in = 0;
 	err = g->err ? g->err : gz_drain(g, Z_FINISH);

@@ -354,7 +354,7 @@ static uint8_t *export_to_mem(const char *path, enum ana_export_format f, size_t
 	return (uint8_t *)buf;
 }
 
-static const char *pstr(const Perftools__Profiles__Profile *pr, int64_t i)
+static const char *pstr(const AnaPprof__Profile *pr, int64_t i)
 {
 	assert_true(i >= 0 && (size_t)i < pr->n_string_table);
 	return pr->string_table[i];
@@ -364,7 +364,7 @@ static void test_export_pprof(void **state)
 {
 	struct pdata p = make_perfdata(false);
 	struct ana_import_stats st;
-	Perftools__Profiles__Profile *pr;
+	AnaPprof__Profile *pr;
 	uint8_t *gz, *raw = malloc(1 << 20);
 	size_t gzlen, counts = 0, period = 0;
 	z_stream z = { 0 };
@@ -380,7 +380,7 @@ static void test_export_pprof(void **state)
 	z.next_out = raw;
 	z.avail_out = 1 << 20;
 	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	pr = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	pr = ana_pprof__profile__unpack(NULL, z.total_out, raw);
 	inflateEnd(&z);
 	assert_non_null(pr);
 	assert_string_equal(pstr(pr, 0), "");
@@ -406,7 +406,7 @@ static void test_export_pprof(void **state)
 	/* Two threads with their names: two pprof samples. */
 	assert_int_equal(pr->n_sample, 2);
 	assert_true(pr->n_location >= 2);
-	perftools__profiles__profile__free_unpacked(pr, NULL);
+	ana_pprof__profile__free_unpacked(pr, NULL);
 	free(gz);
 	free(raw);
 	free(p.b);
