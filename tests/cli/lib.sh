@@ -164,10 +164,10 @@ need_ana() {
 	need_file "$1" "$ANA"
 }
 
-# perf_record [--buildids] OUT PERF-RECORD-ARGS...: `perf record -q -N -B -o
-# OUT ARGS` (bounded, 120 s), its output in OUT.log; with --buildids
-# without -B (perf.data then lists the build-ids of the objects hit), which
-# -a needs.
+# perf_record [--buildids] [--sched] OUT PERF-RECORD-ARGS...: `perf record
+# -q -N -B -o OUT ARGS` (bounded, 120 s), its output in OUT.log; with
+# --buildids without -B (perf.data then lists the build-ids of the objects
+# hit), which -a needs; with --sched `perf sched record -N -B -o OUT ARGS`.
 # perf 6.1 now and then aborts at the end of a recording ("assertion failed
 # at util/build-id.c:1010", "stack smashing detected"), or writes MMAP2
 # records with a garbage build-id size (254) that its own report and
@@ -178,17 +178,23 @@ need_ana() {
 # failure returns perf's exit status at once.
 perf_record() {
 	_pb=-B
-	if [ "$1" = --buildids ]; then
-		_pb=
+	_pc="record -q"
+	while :; do
+		case $1 in
+		--buildids) _pb= ;;
+		--sched) _pc="sched record" ;;
+		*) break ;;
+		esac
 		shift
-	fi
+	done
 	_po=$1
 	shift
 	_pt=1
 	while :; do
 		rm -f "$_po" "$_po.old"
 		# shellcheck disable=SC2086 # $_pb is empty or one word
-		run_timeout 120 perf record -q -N $_pb -o "$_po" "$@" >"$_po.log" 2>&1
+		# shellcheck disable=SC2086 # $_pc is words on purpose
+		run_timeout 120 perf $_pc -N $_pb -o "$_po" "$@" >"$_po.log" 2>&1
 		_prc=$?
 		if [ $_prc = 0 ]; then
 			run_timeout 120 perf script -i "$_po" >/dev/null 2>"$_po.check" && return 0

@@ -27,18 +27,6 @@ comm_of() {
 	cat "/proc/$1/task/$2/comm" 2>/dev/null
 }
 
-# wait_until SECS CMD...: run CMD every 0.1 s until it succeeds; 1 after SECS.
-wait_until() {
-	_w=$(($1 * 10))
-	shift
-	while [ "$_w" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		_w=$((_w - 1))
-	done
-	return 1
-}
-
 # The targets, started before any recording: a copy of spinner under its
 # own name, workload's three named worker threads (its main thread only
 # waits), and a shell loop that execs a second spinner copy once $T/go

@@ -348,21 +348,6 @@ compare_latency() {
 	fi
 }
 
-# perf_sched_record OUT CMD...: perf sched record of CMD, retried; -N -B
-# keep perf out of build-ids and their cache, where it sometimes dies
-# (util/build-id.c) when other perf runs share it.
-perf_sched_record() {
-	_out=$1
-	shift
-	for _try in 1 2 3; do
-		rm -f "$_out"
-		run_timeout 120 perf sched record -N -B -o "$_out" "$@" >"$T/psr.out" 2>"$T/psr.err" &&
-			return 0
-		sleep 1
-	done
-	return 1
-}
-
 # need_perf_sched NAME: perf sched record works, run as these tests run
 # it (lib.sh's need_perf asks perf record with build-ids, which perf 6.1
 # dies in on a busy machine).
@@ -371,8 +356,8 @@ need_perf_sched() {
 	need_cmd "$1" perf || return 1
 	if [ -z "$_perf_sched_state" ]; then
 		_perf_sched_state="perf sched record fails"
-		perf_sched_record "$T/probe.data" true && _perf_sched_state=yes ||
-			_perf_sched_state="perf sched record fails: $(tail -n 1 "$T/psr.err")"
+		perf_record --sched "$T/probe.data" true && _perf_sched_state=yes ||
+			_perf_sched_state="perf sched record fails: $(tail -n 1 "$T/probe.data.log")"
 	fi
 	[ "$_perf_sched_state" = yes ] && return 0
 	skip "$1" "$_perf_sched_state"
@@ -382,8 +367,8 @@ need_perf_sched() {
 t_latency_perf() {
 	need_perf_sched offcpu_latency_perf || return 0
 	need_cmd offcpu_latency_perf python3 || return 0
-	if ! perf_sched_record "$T/lat.data" "$WT" --only none --busy "$BUSY" --busy-ms 150; then
-		fail offcpu_latency_perf "perf sched record: $(tail -n 1 "$T/psr.err")"
+	if ! perf_record --sched "$T/lat.data" "$WT" --only none --busy "$BUSY" --busy-ms 150; then
+		fail offcpu_latency_perf "perf sched record: $(tail -n 1 "$T/lat.data.log")"
 		return
 	fi
 	"$ANA" import "$T/lat.data" -o "$T/lat.amber" >/dev/null 2>"$T/imp.err" ||
@@ -413,12 +398,12 @@ t_latency_perf() {
 t_latency_same_run() {
 	need_perf_sched offcpu_latency_same_run || return 0
 	need_cmd offcpu_latency_same_run python3 || return 0
-	if ! perf_sched_record "$T/run.data" "$REC" sched -o "$T/run.amber" -- \
+	if ! perf_record --sched "$T/run.data" "$REC" sched -o "$T/run.amber" -- \
 		"$WT" --only none --busy "$BUSY" --busy-ms 150; then
-		fail offcpu_latency_same_run "perf sched record: $(tail -n 1 "$T/psr.err")"
+		fail offcpu_latency_same_run "perf sched record: $(tail -n 1 "$T/run.data.log")"
 		return
 	fi
-	cp "$T/psr.out" "$T/run.out"
+	cp "$T/run.data.log" "$T/run.out"
 	perf_latency "$T/run.data" >"$T/run.perf"
 	amber_latency "$T/run.amber" >"$T/run.amb"
 	compare_latency offcpu_latency_same_run "$T/run.perf" "$T/run.amb" 2 20 25

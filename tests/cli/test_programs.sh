@@ -331,11 +331,8 @@ t_waiter() {
 	# The states, as perf sees them.
 	need_perf waiter || return 0
 	mount_tracefs waiter || return 0
-	for try in 1 2 3; do
-		run_timeout 60 perf sched record -N -B -o "$T/w.data" "$WT" --only nap,vfork --rounds 5 \
-			>/dev/null 2>&1 && break
-		sleep 1
-	done
+	perf_record --sched "$T/w.data" "$WT" --only nap,vfork --rounds 5 ||
+		{ fail waiter "perf sched record failed: $(tail -n 2 "$T/w.data.log")"; return; }
 	perf sched timehist --state -i "$T/w.data" >"$T/th.txt" 2>/dev/null
 	s_nap=$(awk '$3 ~ /^nap\[/ { print $NF }' "$T/th.txt" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
 	s_vf=$(awk '$3 ~ /^vforker\[[0-9]+\/[0-9]+\]/ { print $NF }' "$T/th.txt" | sort | uniq -c |

@@ -13,18 +13,6 @@ guards() {
 	need_root "$1" && need_rec "$1" && need_ana "$1" && need_file "$1" "$WL"
 }
 
-# wait_until SECS CMD...: run CMD every 0.1 s until it succeeds; 1 after SECS.
-wait_until() {
-	_w=$(($1 * 10))
-	shift
-	while [ "$_w" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		_w=$((_w - 1))
-	done
-	return 1
-}
-
 # meta FILE KEY: the value of META key KEY in FILE ("" when absent).
 meta() {
 	"$ANA" info "$1" 2>/dev/null | awk -v k="$2" '$1 == k { print $2; exit }'
