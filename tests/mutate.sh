@@ -153,7 +153,7 @@ mutation buildid_never_found record/buildid.c \
 	's/if (elf_kind(elf) != ELF_K_ELF)/if (elf_kind(elf) == ELF_K_ELF || 1)/' \
 	"unit:record/test_synthesize"
 # The sample codec's time delta decoded off by one.
-mutation codec_time_delta format/codec_sample.c \
+mutation codec_time_delta format/codec_sample_dec.c \
 	's/v = time_pred(c) + unzz64(v);/v = time_pred(c) + unzz64(v) + 1;/' \
 	"unit:format/test_codec"
 # --time's end no longer included.
