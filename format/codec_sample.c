@@ -112,7 +112,14 @@ void amb_sample_codec_free(struct amb_sample_codec *c)
 	ZSTD_freeCCtx(c->cctx);
 	ZSTD_freeDCtx(c->dctx);
 	amb_big_free(c->scratch, c->scratch_map);
+	free(c->rec_chain);
 	free(c);
+}
+
+const uint32_t *amb_sample_codec_chains(const struct amb_sample_codec *c, size_t *nr)
+{
+	*nr = c->nr_rec_chain;
+	return c->nr_rec_chain ? c->rec_chain : NULL;
 }
 
 void amb_sample_codec_stats(const struct amb_sample_codec *c, struct amb_sample_stats *st)

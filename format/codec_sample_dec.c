@@ -319,6 +319,7 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 		if (err)
 			return err;
 		cr = &c->chains_by_index[ci];
+		c->rec_chain[rec] = ci;
 	}
 	misc = code ^ misc_pred(c, cr);
 	if (cr)
@@ -675,13 +676,24 @@ int amb_sample_decode(struct amb_sample_codec *c, const void *stored, size_t sto
 	size_t rec;
 	int err;
 
+	c->nr_rec_chain = 0;
 	if (!c->dctx && !(c->dctx = ZSTD_createDCtx()))
 		return -ENOMEM;
 	err = columns_load(&d, stored, stored_len, raw_size, &checksum, &records);
 	if (err)
 		return err;
+	/* Records take 8 bytes at least: a count that cannot fit raw_size
+	 * allocates nothing. */
+	if ((uint64_t)records * RECORD_HDR > raw_size)
+		return dec_fail(&d, "sample payload: %u records cannot fit %zu bytes", records,
+				raw_size);
+	if (amb_ensure_cap((void **)&c->rec_chain, &c->cap_rec_chain, sizeof(*c->rec_chain),
+			   records ? records : 1))
+		return -ENOMEM;
 	for (rec = 0; rec < records; rec++) {
 		uint64_t head;
+
+		c->rec_chain[rec] = UINT32_MAX;
 
 		if (!get_num(&d.col[COL_HEAD], &head))
 			return dec_fail(&d, "record %zu of %u: column head ends early", rec, records);
@@ -723,5 +735,6 @@ int amb_sample_decode(struct amb_sample_codec *c, const void *stored, size_t sto
 				 (unsigned long long)checksum, (unsigned long long)computed);
 		return -AMB_E_PAYLOAD_CHECKSUM;
 	}
+	c->nr_rec_chain = records;
 	return 0;
 }

@@ -159,6 +159,10 @@ struct amb_sample_codec {
 	ZSTD_DCtx *dctx;
 	uint8_t *scratch;
 	size_t scratch_cap, scratch_map;
+	/* Decoder: each record's chain index, UINT32_MAX for none
+	 * (amb_sample_codec_chains()). */
+	uint32_t *rec_chain;
+	size_t nr_rec_chain, cap_rec_chain;
 
 	struct amb_sample_stats st;
 };
