@@ -157,7 +157,7 @@ mutation codec_time_delta format/codec_sample_dec.c \
 	's/v = time_pred(c) + unzz64(v);/v = time_pred(c) + unzz64(v) + 1;/' \
 	"unit:format/test_codec"
 # report reuses what it made of a chain the codec named for another thread.
-mutation chain_memo_any_thread analyze/cmd/cmd_report.c \
+mutation chain_memo_any_thread analyze/cmd/report.h \
 	's/if (!same_thread || cm->cpu != smp->cpu/if ((!same_thread \&\& 0) || cm->cpu != smp->cpu/' \
 	"cli:test_codec.sh:codec_record"
 # --time's end no longer included.

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze/cmd/report.h - what cmd_report.c (aggregation, options) and
- * report_print.c (the table, call graphs, JSON) share: the histogram and
- * its entries, the call graph tree, the sort keys and the report's state.
+ * analyze/cmd/report.h - what the files of `amber-analyze report` share:
+ * cmd_report.c (samples, options, the command), report_keys.c (the sort
+ * keys, the entries they select and their call graph trees),
+ * report_memo.c (stack memos) and report_print.c (the table, call graphs,
+ * JSON): the histogram and its entries, the call graph tree, the sort
+ * keys, the memos and the report's state, and the memo lookups each
+ * sample makes, inline.
  */
 #ifndef AMB_ANALYZE_REPORT_H
 #define AMB_ANALYZE_REPORT_H
@@ -10,6 +14,7 @@
 #include <stdbool.h>
 #include <regex.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "analyze/cmd/cmd.h"
 #include "common/hashmap.h"
@@ -32,7 +37,7 @@ struct sort_key {
 	int mem;                /* SK_MEM: which one (report_memkeys.c) */
 };
 
-/* The sort keys --sort knows, indexed by enum sort_kind (report.c): the
+/* The sort keys --sort knows, indexed by enum sort_kind (report_keys.c): the
  * name perf gives each (matched without regard to case, as perf does),
  * another it takes, and the column's header. */
 struct ana_report_sort_name {
@@ -60,11 +65,11 @@ struct hist_entry {
  * One event's entries.  @by_key finds an entry by its key string; @by_id
  * by its key identity: the values of a (sample, frame) pair's keys, named
  * by numbers and by pointers to strings that stay unchanged while the
- * report runs (command names, DSO names, symbol names: see key_identity).
- * Equal identities make equal key strings, so a hit needs no key string;
- * the converse need not hold (two DSOs with one short name), which only
- * costs a second identity for the same entry.  An identity is
- * report.id_words words of @ids, found by its index there.
+ * report runs (command names, DSO names, symbol names: see
+ * ana_report_key_identity()).  Equal identities make equal key strings, so
+ * a hit needs no key string; the converse need not hold (two DSOs with one
+ * short name), which only costs a second identity for the same entry.  An
+ * identity is report.id_words words of @ids, found by its index there.
  */
 struct hist {
 	const struct ana_event *evt;
@@ -98,7 +103,7 @@ struct hist {
 #define MEMO_MAX_WORDS 1024          /* longer keys are not memoized */
 
 struct stack_memo {
-	uint64_t *key;                  /* nr_key words (memo_key) */
+	uint64_t *key;                  /* nr_key words (ana_report_memo_key()) */
 	struct hist_entry *self;        /* the leaf's entry */
 	struct hist_entry **children;   /* distinct entries on the stack (--children) */
 	struct cg_node **cg_ends;       /* -g: where each path the sample added to a
@@ -106,7 +111,7 @@ struct stack_memo {
 					 * one per child with --children, else one */
 	uint32_t nr_key, nr_children, nr_cg_ends;
 	uint64_t samples, period;       /* added since made, not yet to the entries
-					 * (memo_flush()) */
+					 * (memo_flush(), report_memo.c) */
 };
 
 /*
@@ -193,7 +198,7 @@ struct report {
 	 * once, not per frame. */
 	struct amb_hashmap cg_names;    /* source address << 1 | inlined -> name */
 	struct amb_buf key, val;
-	bool fast_keys;          /* every key has an identity (key_identity) */
+	bool fast_keys;          /* every key has an identity (ana_report_key_identity) */
 	size_t id_words;         /* 2 per key */
 	uint64_t stamp;          /* samples given to --children so far */
 	uint64_t samples_seen, filtered; /* the pipeline's counts */
@@ -225,5 +230,168 @@ void ana_report_print_threads(struct report *r, struct ana_out *o);
 /* One event's table (or JSON object), entries sorted by overhead, each with
  * its call graph when -g was given.  *@first_json tracks the JSON commas. */
 void ana_report_print_hist(struct report *r, struct ana_out *o, struct hist *h, bool *first_json);
+
+/* ---- report_keys.c: the sort keys and the entries they select ----------------- */
+
+/* Add the sort key @tok (perf's name in any case, a memory key, else a
+ * tracepoint field), unless @r has it already.  0, -E2BIG past 16 keys
+ * (amb_errmsg() says so) or -ENOMEM. */
+int ana_report_add_key(struct report *r, const char *tok);
+
+/* Add the keys of --sort's comma-separated @arg.  0, -EINVAL when @r then
+ * has no key, or an error of ana_report_add_key(). */
+int ana_report_parse_sort(struct report *r, const char *arg);
+
+/* Once the recording is open: each tracepoint field key must be a field
+ * of a recorded tracepoint.  0, or 2 after reporting the unknown key. */
+int ana_report_check_field_keys(struct report *r);
+
+/* The identity of sample @smp's keys at frame @f into @id, r->id_words
+ * words (r->fast_keys only); @f NULL: zeros for the frame's keys. */
+void ana_report_key_identity(const struct report *r, const struct ana_sample *smp,
+			     const struct ana_thread *t, const struct frame *f, uint64_t *id);
+
+/* The entry of @h that sample @smp of @t falls into at frame @f, made when
+ * new and owned by @h.  NULL on -ENOMEM. */
+struct hist_entry *ana_report_hist_find(struct report *r, struct hist *h,
+					const struct ana_sample *smp, struct ana_thread *t,
+					const struct frame *f);
+
+/* Free the entries of @h, their call graphs and @h's tables, not @h. */
+void ana_report_hist_free(struct hist *h);
+
+/* Add @period along the path of interned @names[0..n) below *@root, making
+ * the nodes it lacks (owned by the tree); its last node in *@end, NULL for
+ * n = 0.  0 or -ENOMEM. */
+int ana_report_cg_add(struct cg_node **root, const char *const *names, unsigned n,
+		      uint64_t period, struct cg_node **end);
+
+/* Add @period again along the path ana_report_cg_add() ended at @end. */
+void ana_report_cg_add_again(struct cg_node *end, uint64_t period);
+
+/* ---- report_memo.c: stack memos ------------------------------------------------ */
+
+/* Flush every memo of @mt to its entries, then free them all; @mt stays
+ * usable, empty. */
+void ana_report_memo_clear(struct memo_table *mt);
+
+/* Whether every sort key of @r has its sample identity from what struct
+ * chain_memo compares, so that memos can be found by chain_key. */
+bool ana_report_chain_memo_usable(const struct report *r);
+
+/* Remember @m as the memo of @smp's chain_key (r->memos.by_chain), after
+ * ana_report_memo_key() made @smp's memo key. */
+void ana_report_chain_memo_set(struct report *r, const struct ana_sample *smp,
+			       const struct ana_thread *t, struct stack_memo *m);
+
+/* A memo, owned by r->memos, of what the current sample resolved to under
+ * the key ana_report_memo_key() made, into *@made.  0 or -ENOMEM. */
+int ana_report_memo_add(struct report *r, struct hist_entry *self, unsigned nr_children,
+			struct stack_memo **made);
+
+/* ---- the memo lookups of every sample: inline, for process_sample() ------------ */
+
+/* True when a sample's whole stack is walked, not its first frame only. */
+static inline bool ana_report_full_stack(const struct report *r)
+{
+	return r->children || r->callgraph || r->parent_re_set || r->ignore_re_set;
+}
+
+/*
+ * Make the memo key of sample @smp of @t in @h: the stack key, cpumode,
+ * histogram, the keys' sample values and the callchain (or ip).  False
+ * when the sample is not to be memoized (it is unwound, or its callchain
+ * is too long).
+ */
+static inline bool ana_report_memo_key(struct report *r, const struct ana_sample *smp,
+				       struct ana_thread *t, const struct hist *h)
+{
+	struct memo_table *mt = &r->memos;
+	bool chain = smp->nr_callchain && smp->callchain;
+	uint64_t nr_chain = chain ? smp->nr_callchain : 0, n;
+	uint64_t *k = mt->key;
+
+	/* A walk of one frame reads the callchain up to its first address. */
+	if (chain && !ana_report_full_stack(r))
+		for (nr_chain = 1; nr_chain < smp->nr_callchain &&
+				   smp->callchain[nr_chain - 1] >= PERF_CONTEXT_MAX; nr_chain++)
+			;
+	n = 4 + r->id_words + (chain ? nr_chain : 1);
+
+	if (n > MEMO_MAX_WORDS)
+		return false;
+	k[0] = ana_pipeline_stack_key(r->p, t, smp);
+	if (!k[0])
+		return false;
+	k[1] = smp->cpumode;
+	k[2] = (uint64_t)(h - r->hists);
+	k[3] = nr_chain;
+	ana_report_key_identity(r, smp, t, NULL, k + 4);
+	if (chain)
+		memcpy(k + 4 + r->id_words, smp->callchain, nr_chain * sizeof(*k));
+	else
+		k[4 + r->id_words] = smp->ip;
+	mt->nr_key = (uint32_t)n;
+	mt->hash = amb_hash_words(k, n);
+	return true;
+}
+
+static inline bool ana_report_memo_eq(uint64_t stored, const void *key)
+{
+	const struct stack_memo *m = (const struct stack_memo *)(uintptr_t)stored;
+	const struct memo_table *mt = key;
+
+	if (m->nr_key != mt->nr_key)
+		return false;
+	/* A few words, mostly equal: no call to memcmp. */
+	for (uint32_t i = 0; i < m->nr_key; i++)
+		if (m->key[i] != mt->key[i])
+			return false;
+	return true;
+}
+
+/* The memo of the key ana_report_memo_key() made, or NULL. */
+static inline struct stack_memo *ana_report_memo_find(const struct memo_table *mt)
+{
+	return amb_hashmap_find(&mt->map, mt->hash, ana_report_memo_eq, mt);
+}
+
+/* The slot of the chain memo cache for @chain_key. */
+static inline struct chain_memo *ana_report_chain_memo_slot(const struct memo_table *mt,
+							    uint64_t chain_key)
+{
+	return &mt->by_chain[amb_hash_u64(chain_key) & (CHAIN_MEMOS - 1)];
+}
+
+/* The memo of sample @smp of @t when its chain_key's slot holds one whose
+ * memo key the sample shares (struct chain_memo), else NULL. */
+static inline struct stack_memo *ana_report_chain_memo_find(struct report *r,
+							    const struct ana_sample *smp,
+							    const struct ana_thread *t)
+{
+	const struct chain_memo *cm = ana_report_chain_memo_slot(&r->memos, smp->chain_key);
+	bool same_thread;
+
+	if (cm->chain_key != smp->chain_key)
+		return NULL;
+	same_thread = cm->t == t && cm->pid == smp->pid && cm->tid == smp->tid &&
+		      cm->comm == ana_thread_comm(t);
+	if (!same_thread || cm->cpu != smp->cpu || cm->evt != smp->evt ||
+	    cm->cpumode != smp->cpumode || cm->stack_key != ana_pipeline_stack_key(r->p, t, smp))
+		return NULL;
+	return cm->memo;
+}
+
+/* Add a sample of @period with memo @m to @h, as process_sample() would
+ * (its entries and call graphs when the memo is flushed). */
+static inline int ana_report_memo_apply(struct hist *h, struct stack_memo *m, uint64_t period)
+{
+	h->samples++;
+	h->period += period;
+	/* The entries get it at memo_flush(). */
+	m->samples++;
+	m->period += period;
+	return 0;
+}
 
 #endif /* AMB_ANALYZE_REPORT_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * analyze/session.c - an open recording: its tables and its records in order.
+ * analyze/replay/session.c - an open recording: its tables and its records
+ * in order.
  *
  * Opening loads the small blocks (META, TOPOLOGY, TRACEFS, EVENT_ATTR,
  * BUILDID; FORMAT.md §5) into memory; KSYMS, megabytes of text that a
@@ -11,11 +12,11 @@
  * grows with the number of CPUs, never with the length of the recording.
  *
  * With more than one job (ana_session_set_jobs(): N jobs are the caller's
- * thread and N - 1 workers) the workers load and decode RING blocks ahead
- * of the merge, in about the order it will need them, while the caller's
- * thread parses and delivers records: each worker decodes one block and
- * has at most two more waiting, and the records, their order and every
- * warning are those of the single-threaded run.
+ * thread and N - 1 workers) the workers of session_pool.c load and decode
+ * RING blocks ahead of the merge, in about the order it will need them,
+ * while the caller's thread parses and delivers records: each worker
+ * decodes one block and has at most two more waiting, and the records,
+ * their order and every warning are those of the single-threaded run.
  *
  * A block of the sample codec also tells which of its samples share a
  * call chain (amb_payload_chains()): the cursor hands that on as each
@@ -23,14 +24,13 @@
  * chain without comparing it.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include "analyze/replay/perf_record.h"
 #include "analyze/replay/replay.h"
+#include "analyze/replay/session_pool.h"
 #include "common/hashmap.h"
 #include "common/util.h"
 #include <amber/common.h>
@@ -707,297 +707,6 @@ static void count_record(struct ana_session *s, const struct ana_record *rec)
 	}
 }
 
-/* ---- parallel decoding ------------------------------------------------------ */
-
-/* A decoded block, or why it did not load. */
-struct block_slot {
-	struct block_slot *next;       /* in the free list */
-	struct amb_payload *pl;
-	const void *data;
-	size_t len;
-	int err;                       /* the load's error; its message in pl */
-};
-
-enum { JOB_WAITING, JOB_RUNNING, JOB_DONE, JOB_TAKEN };
-
-struct block_job {
-	size_t block;                  /* reader index of a RING block */
-	int state;
-	struct block_slot *slot;       /* when JOB_DONE */
-};
-
-/*
- * The RING blocks of a recording in the order the merge will about need
- * them, the workers that decode them ahead, and the slots they decode
- * into.  @lock guards everything but the workers' own loads.
- */
-struct block_pool {
-	struct ana_session *s;
-	pthread_mutex_t lock;
-	pthread_cond_t done;           /* a job is done */
-	pthread_cond_t work;           /* room ahead, or stop */
-	struct block_job *jobs;
-	size_t nr_jobs, next;          /* next: the first job no worker started */
-	unsigned ahead, max_ahead;     /* jobs workers started, not yet taken */
-	struct block_slot *free;
-	size_t *stream_jobs;           /* each stream's jobs in file order */
-	bool stop;
-	pthread_t *threads;
-	unsigned nr_threads;
-};
-
-static void slot_free(struct block_slot *sl)
-{
-	if (sl) {
-		amb_payload_free(sl->pl);
-		free(sl);
-	}
-}
-
-/* A free slot, or a new one; NULL without memory.  Under the lock. */
-static struct block_slot *slot_get(struct block_pool *bp)
-{
-	struct block_slot *sl = bp->free;
-
-	if (sl) {
-		bp->free = sl->next;
-		return sl;
-	}
-	sl = calloc(1, sizeof(*sl));
-	if (sl && !(sl->pl = amb_payload_new())) {
-		free(sl);
-		sl = NULL;
-	}
-	return sl;
-}
-
-static void slot_put(struct block_pool *bp, struct block_slot *sl)
-{
-	if (!sl)
-		return;
-	pthread_mutex_lock(&bp->lock);
-	sl->next = bp->free;
-	bp->free = sl;
-	pthread_mutex_unlock(&bp->lock);
-}
-
-/* Load job @j into @sl (outside the lock: one reader serves every thread). */
-static void slot_load(struct block_pool *bp, const struct block_job *j, struct block_slot *sl)
-{
-	sl->err = amb_reader_load(bp->s->r, j->block, sl->pl, &sl->data, &sl->len);
-}
-
-static void *pool_worker(void *arg)
-{
-	struct block_pool *bp = arg;
-
-	pthread_mutex_lock(&bp->lock);
-	for (;;) {
-		struct block_slot *sl;
-		struct block_job *j;
-
-		/* The caller's thread may have loaded a job itself. */
-		while (bp->next < bp->nr_jobs && bp->jobs[bp->next].state != JOB_WAITING)
-			bp->next++;
-		if (bp->stop || bp->next == bp->nr_jobs)
-			break;
-		if (bp->ahead >= bp->max_ahead) {
-			pthread_cond_wait(&bp->work, &bp->lock);
-			continue;
-		}
-		sl = slot_get(bp);
-		if (!sl)
-			break;  /* the caller's thread loads what is left */
-		j = &bp->jobs[bp->next++];
-		j->state = JOB_RUNNING;
-		bp->ahead++;
-		pthread_mutex_unlock(&bp->lock);
-		slot_load(bp, j, sl);
-		pthread_mutex_lock(&bp->lock);
-		j->slot = sl;
-		j->state = JOB_DONE;
-		pthread_cond_broadcast(&bp->done);
-	}
-	pthread_mutex_unlock(&bp->lock);
-	return NULL;
-}
-
-/*
- * The slot of job @k, which the caller's thread needs now: decoded by a
- * worker (waiting for it if one is at it), or loaded here when no worker
- * has started it, so that a full pool never stalls the merge.  NULL
- * without memory.
- */
-static struct block_slot *pool_take(struct block_pool *bp, size_t k)
-{
-	struct block_job *j = &bp->jobs[k];
-	struct block_slot *sl;
-
-	pthread_mutex_lock(&bp->lock);
-	while (j->state == JOB_RUNNING)
-		pthread_cond_wait(&bp->done, &bp->lock);
-	if (j->state == JOB_DONE) {
-		sl = j->slot;
-		bp->ahead--;
-		pthread_cond_broadcast(&bp->work);
-	} else {
-		sl = slot_get(bp);
-		if (sl) {
-			j->state = JOB_RUNNING;
-			pthread_mutex_unlock(&bp->lock);
-			slot_load(bp, j, sl);
-			pthread_mutex_lock(&bp->lock);
-		}
-	}
-	j->state = JOB_TAKEN;
-	j->slot = NULL;
-	pthread_mutex_unlock(&bp->lock);
-	return sl;
-}
-
-static void pool_free(struct block_pool *bp)
-{
-	struct block_slot *sl, *next;
-
-	if (!bp)
-		return;
-	if (bp->nr_threads) {
-		pthread_mutex_lock(&bp->lock);
-		bp->stop = true;
-		pthread_cond_broadcast(&bp->work);
-		pthread_mutex_unlock(&bp->lock);
-		for (unsigned i = 0; i < bp->nr_threads; i++)
-			pthread_join(bp->threads[i], NULL);
-	}
-	for (size_t k = 0; k < bp->nr_jobs; k++)
-		if (bp->jobs[k].state == JOB_DONE)
-			slot_free(bp->jobs[k].slot);
-	for (sl = bp->free; sl; sl = next) {
-		next = sl->next;
-		slot_free(sl);
-	}
-	pthread_cond_destroy(&bp->done);
-	pthread_cond_destroy(&bp->work);
-	pthread_mutex_destroy(&bp->lock);
-	free(bp->threads);
-	free(bp->jobs);
-	free(bp->stream_jobs);
-	free(bp);
-}
-
-/* The number of decoding threads asked for, or one per online CPU. */
-static unsigned session_jobs(const struct ana_session *s)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (s->jobs)
-		return s->jobs;
-	return n > 1 ? (unsigned)AMB_MIN(n, 256) : 1;
-}
-
-/*
- * Start @nthreads workers over the RING blocks of the @nstreams streams
- * @streams (sorted ids).  The schedule merges the streams' block lists on
- * first_time, keeping each stream's file order: a block is needed about
- * when the merge reaches the time its stream's previous block ended.
- * Each stream's jobs, in file order, are in bp->stream_jobs from
- * *@first[i], *@count[i] of them.  Returns the pool, or NULL without
- * memory or threads (then the caller's thread decodes alone).
- */
-static struct block_pool *pool_new(struct ana_session *s, const uint32_t *streams,
-				   size_t nstreams, unsigned nthreads, size_t *first, size_t *count)
-{
-	const struct amb_block_filter f = { AMB_BLOCK_RING, -1, 0, 0 };
-	struct block_pool *bp = calloc(1, sizeof(*bp));
-	size_t i, n = 0, *head = NULL, *blocks = NULL;
-
-	if (!bp)
-		return NULL;
-	bp->s = s;
-	pthread_mutex_init(&bp->lock, NULL);
-	pthread_cond_init(&bp->done, NULL);
-	pthread_cond_init(&bp->work, NULL);
-	amb_reader_for_each_block(s->r, &f, i)
-		n++;
-	bp->jobs = calloc(n ? n : 1, sizeof(*bp->jobs));
-	bp->stream_jobs = calloc(n ? n : 1, sizeof(*bp->stream_jobs));
-	blocks = calloc(n ? n : 1, sizeof(*blocks));
-	head = calloc(nstreams ? nstreams : 1, sizeof(*head));
-	bp->threads = calloc(nthreads, sizeof(*bp->threads));
-	if (!bp->jobs || !bp->stream_jobs || !blocks || !head || !bp->threads)
-		goto fail;
-
-	/* Each stream's blocks, grouped by stream in file order. */
-	memset(count, 0, nstreams * sizeof(*count));
-	amb_reader_for_each_block(s->r, &f, i) {
-		uint32_t id = amb_reader_block(s->r, i)->stream;
-		size_t lo = 0, hi = nstreams;
-
-		while (lo + 1 < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (streams[mid] <= id)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		count[lo]++;
-	}
-	for (i = 0; i < nstreams; i++)
-		first[i] = head[i] = i ? first[i - 1] + count[i - 1] : 0;
-	amb_reader_for_each_block(s->r, &f, i) {
-		uint32_t id = amb_reader_block(s->r, i)->stream;
-		size_t lo = 0, hi = nstreams;
-
-		while (lo + 1 < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (streams[mid] <= id)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		blocks[head[lo]++] = i;
-	}
-	/* Merge them on first_time; ties keep stream order. */
-	for (i = 0; i < nstreams; i++)
-		head[i] = first[i];
-	for (bp->nr_jobs = 0; bp->nr_jobs < n; bp->nr_jobs++) {
-		size_t best = SIZE_MAX;
-
-		for (i = 0; i < nstreams; i++) {
-			if (head[i] == first[i] + count[i])
-				continue;
-			if (best == SIZE_MAX ||
-			    amb_reader_block(s->r, blocks[head[i]])->first_time <
-			    amb_reader_block(s->r, blocks[head[best]])->first_time)
-				best = i;
-		}
-		bp->stream_jobs[head[best]] = bp->nr_jobs;
-		bp->jobs[bp->nr_jobs].block = blocks[head[best]++];
-	}
-	free(blocks);
-	free(head);
-	blocks = head = NULL;
-
-	/* Two decoded blocks per worker wait for the merge, no more: the
-	 * merge takes the streams' blocks in turns, so one would leave a
-	 * lone worker idle while the merge reads the block it just took. */
-	bp->max_ahead = 2 * nthreads;
-	for (i = 0; i < nthreads; i++) {
-		if (pthread_create(&bp->threads[i], NULL, pool_worker, bp))
-			break;
-		bp->nr_threads++;
-	}
-	if (bp->nr_threads)
-		return bp;
-fail:
-	free(blocks);
-	free(head);
-	pool_free(bp);
-	return NULL;
-}
-
 /* Load the next block of @c that decodes; false at the end of the stream. */
 static bool cur_next_block(struct ana_session *s, struct stream_cur *c)
 {
@@ -1005,15 +714,15 @@ static bool cur_next_block(struct ana_session *s, struct stream_cur *c)
 		struct block_pool *bp = s->pool;
 		size_t k;
 
-		slot_put(bp, c->slot);
+		ana_block_pool_put(bp, c->slot);
 		c->slot = NULL;
 		if (c->next_job == c->nr_jobs) {
 			c->block = SIZE_MAX;
 			return false;
 		}
 		k = c->jobs[c->next_job++];
-		c->block = bp->jobs[k].block;
-		c->slot = pool_take(bp, k);
+		c->block = ana_block_pool_block(bp, k);
+		c->slot = ana_block_pool_take(bp, k);
 		if (!c->slot) {
 			amb_warn("%s: block %zu: out of memory; block skipped", s->path, c->block);
 			continue;
@@ -1141,7 +850,7 @@ static int cur_init(struct ana_session *s, struct stream_cur *c, int type, int64
 static void cur_release(struct ana_session *s, struct stream_cur *c)
 {
 	if (c->slot)
-		slot_put(s->pool, c->slot);
+		ana_block_pool_put(s->pool, c->slot);
 	c->slot = NULL;
 	amb_payload_free(c->pl);
 	ana_parser_free(c->parser);
@@ -1209,7 +918,7 @@ int ana_session_for_each(struct ana_session *s, ana_record_fn fn, void *ctx)
 {
 	struct stream_cur synth = { 0 }, *curs = NULL, **heap = NULL;
 	size_t nstreams = 0, nheap = 0, *first = NULL, *count = NULL;
-	unsigned jobs = session_jobs(s);
+	unsigned jobs = ana_block_pool_jobs(s->jobs);
 	uint32_t *streams = NULL;
 	int ret;
 
@@ -1236,10 +945,10 @@ int ana_session_for_each(struct ana_session *s, ana_record_fn fn, void *ctx)
 	/* -j N: this thread and N - 1 workers.  Without memory or threads
 	 * for a pool, this thread decodes alone. */
 	if (jobs > 1 && nstreams)
-		s->pool = pool_new(s, streams, nstreams, jobs - 1, first, count);
+		s->pool = ana_block_pool_new(s->r, streams, nstreams, jobs - 1, first, count);
 	for (size_t i = 0; i < nstreams; i++) {
 		ret = cur_init(s, &curs[i], AMB_BLOCK_RING, streams[i],
-			       s->pool ? s->pool->stream_jobs + first[i] : NULL,
+			       s->pool ? ana_block_pool_stream_jobs(s->pool) + first[i] : NULL,
 			       s->pool ? count[i] : 0);
 		if (ret) {
 			nstreams = i + 1;
@@ -1270,7 +979,7 @@ out:
 	if (curs)
 		for (size_t i = 0; i < nstreams; i++)
 			cur_release(s, &curs[i]);
-	pool_free(s->pool);
+	ana_block_pool_free(s->pool);
 	s->pool = NULL;
 	free(curs);
 	free(heap);
