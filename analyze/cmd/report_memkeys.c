@@ -231,7 +231,7 @@ int ana_report_memkey_value(struct report *r, const struct sort_key *k,
 		    amb_buf_append(b, obj.kind == ANA_DOBJ_KERNEL ? "[k] " : "[.] ", 4))
 			return -ENOMEM;
 		/* Names from the files, kept escaped should they hold the
-		 * separator (as cmd_report.c keeps them). */
+		 * separator (as report_keys.c keeps them). */
 		if (memchr(name, KEY_SEP, strlen(name)))
 			return amb_buf_put_text(b, name, strlen(name)) ||
 			       amb_buf_append(b, (char[]){ KEY_SEP }, 1) ? -ENOMEM : 0;
@@ -297,7 +297,7 @@ void ana_report_memkey_identity(const struct report *r, const struct sort_key *k
 	case MK_SYMBOL_DADDR:
 		break;
 	}
-	/* Keys without an identity turn fast keys off (cmd_report.c). */
+	/* Keys without an identity turn fast keys off (report_keys.c). */
 	id[0] = 0;
 }
 

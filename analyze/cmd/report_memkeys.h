@@ -6,7 +6,7 @@
  * symbol_daddr, data_page_size, local_weight, weight, phys_daddr, and the
  * NUMA keys node (the node whose recorded physical range holds the
  * address) and remote (whether that is another node than the accessing
- * CPU's).  cmd_report.c hands every key it does not know itself to
+ * CPU's).  report_keys.c hands every key it does not know itself to
  * ana_report_memkey_parse() before taking it for a tracepoint field, and a
  * key of kind SK_MEM to the functions below.
  */
@@ -27,7 +27,7 @@ bool ana_report_memkey_parse(struct sort_key *k, const char *name);
  * (cut to fit); returns @buf. */
 const char *ana_report_memkey_names(char *buf, size_t len);
 
-/* Whether @k's values have a key identity (cmd_report.c key_identity()):
+/* Whether @k's values have a key identity (ana_report_key_identity() in report_keys.c):
  * the data object keys depend on the address space, and have none. */
 bool ana_report_memkey_has_identity(const struct sort_key *k);
 
