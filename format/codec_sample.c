@@ -173,6 +173,10 @@ struct amb_sample_codec {
 	ZSTD_DCtx *dctx;
 	uint8_t *scratch;
 	size_t scratch_cap, scratch_map;
+	/* Decoder: each record's chain index, UINT32_MAX for none
+	 * (amb_sample_codec_chains()). */
+	uint32_t *rec_chain;
+	size_t nr_rec_chain, cap_rec_chain;
 
 	struct amb_sample_stats st;
 };
@@ -418,7 +422,14 @@ void amb_sample_codec_free(struct amb_sample_codec *c)
 	ZSTD_freeCCtx(c->cctx);
 	ZSTD_freeDCtx(c->dctx);
 	amb_big_free(c->scratch, c->scratch_map);
+	free(c->rec_chain);
 	free(c);
+}
+
+const uint32_t *amb_sample_codec_chains(const struct amb_sample_codec *c, size_t *nr)
+{
+	*nr = c->nr_rec_chain;
+	return c->nr_rec_chain ? c->rec_chain : NULL;
 }
 
 void amb_sample_codec_stats(const struct amb_sample_codec *c, struct amb_sample_stats *st)
@@ -1413,6 +1424,7 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 		if (err)
 			return err;
 		cr = &c->chains_by_index[ci];
+		c->rec_chain[rec] = ci;
 	}
 	misc = code ^ misc_pred(c, cr);
 	if (cr)
@@ -1768,13 +1780,24 @@ int amb_sample_decode(struct amb_sample_codec *c, const void *stored, size_t sto
 	size_t rec;
 	int err;
 
+	c->nr_rec_chain = 0;
 	if (!c->dctx && !(c->dctx = ZSTD_createDCtx()))
 		return -ENOMEM;
 	err = columns_load(&d, stored, stored_len, raw_size, &checksum, &records);
 	if (err)
 		return err;
+	/* Records take 8 bytes at least: a count that cannot fit raw_size
+	 * allocates nothing. */
+	if ((uint64_t)records * RECORD_HDR > raw_size)
+		return dec_fail(&d, "sample payload: %u records cannot fit %zu bytes", records,
+				raw_size);
+	if (amb_ensure_cap((void **)&c->rec_chain, &c->cap_rec_chain, sizeof(*c->rec_chain),
+			   records ? records : 1))
+		return -ENOMEM;
 	for (rec = 0; rec < records; rec++) {
 		uint64_t head;
+
+		c->rec_chain[rec] = UINT32_MAX;
 
 		if (!get_num(&d.col[COL_HEAD], &head))
 			return dec_fail(&d, "record %zu of %u: column head ends early", rec, records);
@@ -1816,5 +1839,6 @@ int amb_sample_decode(struct amb_sample_codec *c, const void *stored, size_t sto
 				 (unsigned long long)checksum, (unsigned long long)computed);
 		return -AMB_E_PAYLOAD_CHECKSUM;
 	}
+	c->nr_rec_chain = records;
 	return 0;
 }

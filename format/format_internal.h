@@ -254,6 +254,16 @@ int amb_sample_encode(struct amb_sample_codec *c, const struct amb_sample_layout
 int amb_sample_decode(struct amb_sample_codec *c, const void *stored, size_t stored_len,
 		      void *out, size_t raw_size, char *why, size_t why_len);
 
+/*
+ * The chains of the records the last successful amb_sample_decode() wrote:
+ * entry k is for its k-th record, the index in the block's chain list
+ * (FORMAT.md §4.1) of a sample's call chain, UINT32_MAX for a record
+ * without one.  Two samples of the block with the same index have the
+ * same chain.  *@nr is the number of records; NULL and 0 before a good
+ * decode.  The array belongs to @c and lasts until its next decode.
+ */
+const uint32_t *amb_sample_codec_chains(const struct amb_sample_codec *c, size_t *nr);
+
 /* What the last amb_sample_encode() made (benchmarks and tests). */
 struct amb_sample_stats {
 	uint64_t records, samples, verbatim;

@@ -45,6 +45,7 @@ struct amb_payload {
 	size_t stored_len;
 	ZSTD_DCtx *dctx;
 	struct amb_sample_codec *sc;   /* codec 2, made on first use */
+	bool sample_loaded;            /* the last good load was codec 2's */
 	char errmsg[240];
 };
 
@@ -486,6 +487,7 @@ static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, s
 	uint64_t checksum;
 	int err;
 
+	p->sample_loaded = false;
 	err = payload_read(r, bi, i, p, &checksum);
 	if (err)
 		return err;
@@ -553,6 +555,7 @@ static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, s
 		p->out[raw] = '\0';
 		*data = p->out;
 		*len = raw;
+		p->sample_loaded = true;
 		return 0;
 	}
 	default:
@@ -1178,6 +1181,12 @@ int amb_reader_load_stored(struct amb_reader *r, size_t i, struct amb_payload *p
 const char *amb_payload_errmsg(const struct amb_payload *p)
 {
 	return p->errmsg;
+}
+
+const uint32_t *amb_payload_chains(const struct amb_payload *p, size_t *nr)
+{
+	*nr = 0;
+	return p->sample_loaded ? amb_sample_codec_chains(p->sc, nr) : NULL;
 }
 
 const uint8_t *amb_payload_stored(const struct amb_payload *p, size_t *len)

@@ -156,6 +156,10 @@ mutation buildid_never_found record/buildid.c \
 mutation codec_time_delta format/codec_sample.c \
 	's/v = time_pred(c) + unzz64(v);/v = time_pred(c) + unzz64(v) + 1;/' \
 	"unit:format/test_codec"
+# report reuses what it made of a chain the codec named for another thread.
+mutation chain_memo_any_thread analyze/cmd/cmd_report.c \
+	's/if (!same_thread || cm->cpu != smp->cpu/if ((!same_thread \&\& 0) || cm->cpu != smp->cpu/' \
+	"cli:test_codec.sh:codec_record"
 # --time's end no longer included.
 mutation time_filter_end analyze/resolve/filter.c \
 	's/if (time >= f->t_start\[i\] \&\& time <= f->t_end\[i\])/if (time >= f->t_start[i] \&\& time < f->t_end[i])/' \

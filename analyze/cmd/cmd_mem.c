@@ -660,7 +660,7 @@ static const char usage[] =
 "  -e, --event NAME       only this event\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
-"  -j, --jobs N           decode with N threads (default: one per CPU)\n";
+"  -j, --jobs N           N threads: main + N-1 decoding (default: one per CPU)\n";
 
 enum { O_TOP = 256, O_CODE, O_PCT, O_JSON };
 

@@ -508,6 +508,69 @@ static void memo_clear(struct memo_table *mt)
 	}
 	amb_hashmap_clear(&mt->map);
 	mt->bytes = 0;
+	if (mt->by_chain)
+		memset(mt->by_chain, 0, CHAIN_MEMOS * sizeof(*mt->by_chain));
+}
+
+/* True when every sort key's identity (key_identity() without a frame)
+ * comes from what struct chain_memo compares. */
+static bool chain_memo_usable(const struct report *r)
+{
+	for (size_t i = 0; i < r->nr_keys; i++) {
+		switch (r->keys[i].kind) {
+		case SK_COMM: case SK_PID: case SK_TID: case SK_DSO: case SK_SYM:
+		case SK_CPU: case SK_EVENT: case SK_SYM_SIZE:
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The slot of the chain memo cache for @chain_key. */
+static struct chain_memo *chain_memo_slot(const struct memo_table *mt, uint64_t chain_key)
+{
+	return &mt->by_chain[amb_hash_u64(chain_key) & (CHAIN_MEMOS - 1)];
+}
+
+/* The memo of sample @smp of @t when its chain_key's slot holds one whose
+ * memo key the sample shares (struct chain_memo), else NULL. */
+static struct stack_memo *chain_memo_find(struct report *r, const struct ana_sample *smp,
+					  const struct ana_thread *t)
+{
+	const struct chain_memo *cm = chain_memo_slot(&r->memos, smp->chain_key);
+	bool same_thread;
+
+	if (cm->chain_key != smp->chain_key)
+		return NULL;
+	same_thread = cm->t == t && cm->pid == smp->pid && cm->tid == smp->tid &&
+		      cm->comm == ana_thread_comm(t);
+	if (!same_thread || cm->cpu != smp->cpu || cm->evt != smp->evt ||
+	    cm->cpumode != smp->cpumode || cm->stack_key != ana_pipeline_stack_key(r->p, t, smp))
+		return NULL;
+	return cm->memo;
+}
+
+/* Remember @m as the memo of @smp's chain_key; k[0] of the current memo
+ * key is its stack key. */
+static void chain_memo_set(struct report *r, const struct ana_sample *smp,
+			   const struct ana_thread *t, struct stack_memo *m)
+{
+	struct chain_memo *cm = chain_memo_slot(&r->memos, smp->chain_key);
+
+	*cm = (struct chain_memo){
+		.chain_key = smp->chain_key,
+		.stack_key = r->memos.key[0],
+		.t = t,
+		.comm = ana_thread_comm(t),
+		.evt = smp->evt,
+		.pid = smp->pid,
+		.tid = smp->tid,
+		.cpu = smp->cpu,
+		.cpumode = smp->cpumode,
+		.memo = m,
+	};
 }
 
 /*
@@ -562,9 +625,11 @@ static int add_callgraphs(struct report *r, const char *const *names, unsigned n
 /*
  * Remember what the current sample resolved to, under the key memo_key()
  * made: its leaf entry @self, the r->stack_entries of --children with
- * their frames, and the frames' names for -g.  Returns 0 or -ENOMEM.
+ * their frames, and the frames' names for -g.  The memo made goes to
+ * *@made.  Returns 0 or -ENOMEM.
  */
-static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_children)
+static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_children,
+		    struct stack_memo **made)
 {
 	struct memo_table *mt = &r->memos;
 	unsigned nr_ends = !r->callgraph ? 0 : r->children ? nr_children : 1;
@@ -595,6 +660,7 @@ static int memo_add(struct report *r, struct hist_entry *self, unsigned nr_child
 		return -ENOMEM;
 	}
 	mt->bytes += size;
+	*made = m;
 	return 0;
 }
 
@@ -730,15 +796,21 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	struct stack_memo *memo;
 	struct hist *h;
 	unsigned i, leaf, nr_children = 0;
-	bool memoize;
+	bool memoize, by_chain;
 	int err;
 
 	if (r->threads && (err = add_thread_total(r, smp, t)))
 		return err;
 	h = &r->hists[smp->evt ? smp->evt->index : r->nr_hists - 1];
-	memoize = r->memo_on && memo_key(r, smp, t, h);
-	if (memoize && (memo = memo_find(&r->memos)))
+	by_chain = r->memos.by_chain && smp->chain_key;
+	if (by_chain && (memo = chain_memo_find(r, smp, t)))
 		return memo_apply(h, memo, smp->period);
+	memoize = r->memo_on && memo_key(r, smp, t, h);
+	if (memoize && (memo = memo_find(&r->memos))) {
+		if (by_chain)
+			chain_memo_set(r, smp, t, memo);
+		return memo_apply(h, memo, smp->period);
+	}
 	r->nr_frames = 0;
 	r->frame_err = 0;
 	ana_pipeline_walk(r->p, t, smp, r->want, full_stack(r) ? r->max_stack : 1, collect_frame, r);
@@ -789,7 +861,12 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		if (err)
 			return err;
 	}
-	return memoize ? memo_add(r, self, nr_children) : 0;
+	if (!memoize)
+		return 0;
+	err = memo_add(r, self, nr_children, &memo);
+	if (!err && by_chain)
+		chain_memo_set(r, smp, t, memo);
+	return err;
 }
 
 static void tick(void *ctx)
@@ -1077,7 +1154,7 @@ ANA_REPORT_MEMKEYS_HELP
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
-"  -j, --jobs N           decode with N threads (default: one per CPU)\n"
+"  -j, --jobs N           N threads: main + N-1 decoding (default: one per CPU)\n"
 "      --json             JSON instead of text\n"
 "      --stdio            text output (the only mode)\n";
 
@@ -1212,6 +1289,7 @@ static int free_report(struct report *r, int rc)
 	memo_clear(&r->memos);
 	amb_hashmap_free(&r->memos.map);
 	free(r->memos.key);
+	free(r->memos.by_chain);
 	ana_report_memkeys_free(r);
 	amb_hashmap_for_each(&r->threads_map, slot) {
 		struct thread_total *tt = slot->value;
@@ -1350,8 +1428,10 @@ int ana_cmd_report(int argc, char **argv)
 	r.cg_ends = malloc(MAX_FRAMES * sizeof(*r.cg_ends));
 	r.memos.key = malloc(MEMO_MAX_WORDS * sizeof(*r.memos.key));
 	r.memo_on = r.fast_keys;
+	if (r.memo_on && chain_memo_usable(&r))
+		r.memos.by_chain = calloc(CHAIN_MEMOS, sizeof(*r.memos.by_chain));
 	if (!r.frames || !r.cg_path || !r.cg_names_tmp || !r.stack_entries || !r.stack_pos ||
-	    !r.cg_ends || !r.memos.key)
+	    !r.cg_ends || !r.memos.key || (r.memo_on && chain_memo_usable(&r) && !r.memos.by_chain))
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	if (r.time ? open_offcpu(&r, path) : ana_cmd_open("report", path, &r.opts, &r.p))
 		return free_report(&r, 1);

@@ -724,7 +724,7 @@ static const char usage[] =
 "  -e, --event NAME       only this event\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
-"  -j, --jobs N           decode with N threads (default: one per CPU)\n"
+"  -j, --jobs N           N threads: main + N-1 decoding (default: one per CPU)\n"
 "      --json             one JSON object per sample\n";
 
 enum { O_JSON = 256, O_MAXSTACK, O_NO_INLINE, O_NS, O_TASK_EVENTS, O_MMAP_EVENTS };

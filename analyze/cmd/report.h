@@ -109,12 +109,33 @@ struct stack_memo {
 					 * (memo_flush()) */
 };
 
+/*
+ * A memo found by a sample's chain_key (struct ana_sample: the codec told
+ * its call chain apart) rather than by its memo key: the key's other parts
+ * are kept beside it and compared, so a sample that matches them all has
+ * exactly the memo key of the one that filled the entry, without making
+ * and hashing the key.  Only when every sort key's identity comes from the
+ * thread, pid, tid, CPU and event (report->chain_memo).
+ */
+struct chain_memo {
+	uint64_t chain_key;             /* 0: empty */
+	uint64_t stack_key;
+	const struct ana_thread *t;
+	const char *comm;
+	const struct ana_event *evt;
+	uint32_t pid, tid, cpu;
+	uint8_t cpumode;
+	struct stack_memo *memo;
+};
+#define CHAIN_MEMOS 4096             /* direct-mapped, a power of two */
+
 struct memo_table {
 	struct amb_hashmap map;         /* memo key -> struct stack_memo */
 	size_t bytes;
 	uint64_t *key;                  /* the current sample's, MEMO_MAX_WORDS */
 	uint32_t nr_key;
 	uint64_t hash;
+	struct chain_memo *by_chain;    /* CHAIN_MEMOS, or NULL when not used */
 };
 
 /* -T: what one thread's samples add up to, per event. */

@@ -83,6 +83,10 @@ struct ana_sample {
 	const uint64_t *intr_regs;
 	uint64_t aux_size;             /* PERF_SAMPLE_AUX */
 	const uint8_t *aux;
+	/* Samples with the same nonzero chain_key have the same callchain
+	 * (the codec told them apart, amb_payload_chains()); 0: not known.
+	 * Set by ana_session_for_each(), 0 from ana_parse_record(). */
+	uint64_t chain_key;
 };
 
 /*
@@ -214,10 +218,12 @@ const struct ana_counts *ana_session_counts(const struct ana_session *s, size_t 
 bool ana_session_swapped(const struct ana_session *s);
 
 /*
- * Decode RING blocks with @n threads in ana_session_for_each(): 1 on the
- * caller's thread alone, 0 (the default) one per online CPU.  The records,
- * their order and the warnings are the same whatever @n; memory grows by
- * two decoded blocks per thread at most (one decoding, one waiting).
+ * Use @n threads in ana_session_for_each(): the caller's, which merges
+ * and delivers the records, and @n - 1 workers that decode RING blocks
+ * ahead of it; 1: the caller's thread alone, 0 (the default) one per
+ * online CPU.  The records, their order and the warnings are the same
+ * whatever @n; memory grows by three decoded blocks per worker at most
+ * (one decoding, two waiting).
  */
 void ana_session_set_jobs(struct ana_session *s, unsigned n);
 

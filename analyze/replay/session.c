@@ -10,11 +10,17 @@
  * time.  Each stream holds one decoded block and one parser, so memory
  * grows with the number of CPUs, never with the length of the recording.
  *
- * With more than one job (ana_session_set_jobs()) worker threads load and
- * decode RING blocks ahead of the merge, in about the order it will need
- * them, while the caller's thread parses and delivers records: each worker
- * decodes one block and has at most one more waiting, and the records,
- * their order and every warning are those of the single-threaded run.
+ * With more than one job (ana_session_set_jobs(): N jobs are the caller's
+ * thread and N - 1 workers) the workers load and decode RING blocks ahead
+ * of the merge, in about the order it will need them, while the caller's
+ * thread parses and delivers records: each worker decodes one block and
+ * has at most two more waiting, and the records, their order and every
+ * warning are those of the single-threaded run.
+ *
+ * A block of the sample codec also tells which of its samples share a
+ * call chain (amb_payload_chains()): the cursor hands that on as each
+ * sample's chain_key, so that commands can reuse what they made of a
+ * chain without comparing it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -668,6 +674,8 @@ struct stream_cur {
 	struct ana_parser *parser;
 	const uint8_t *data;
 	size_t len, pos;
+	const uint32_t *chains;        /* the block's chain per record, or NULL */
+	size_t nr_chains, rec_no;      /* ... and the record parsed next */
 	uint32_t stream;               /* the loaded block's */
 	struct ana_record rec;         /* the next record, valid while !done */
 	uint64_t key;                  /* merge key: times never go back in a stream */
@@ -972,8 +980,10 @@ static struct block_pool *pool_new(struct ana_session *s, const uint32_t *stream
 	free(head);
 	blocks = head = NULL;
 
-	/* One decoded block per worker waits for the merge, no more. */
-	bp->max_ahead = nthreads;
+	/* Two decoded blocks per worker wait for the merge, no more: the
+	 * merge takes the streams' blocks in turns, so one would leave a
+	 * lone worker idle while the merge reads the block it just took. */
+	bp->max_ahead = 2 * nthreads;
 	for (i = 0; i < nthreads; i++) {
 		if (pthread_create(&bp->threads[i], NULL, pool_worker, bp))
 			break;
@@ -1015,6 +1025,8 @@ static bool cur_next_block(struct ana_session *s, struct stream_cur *c)
 		c->data = c->slot->data;
 		c->len = c->slot->len;
 		c->pos = 0;
+		c->chains = amb_payload_chains(c->slot->pl, &c->nr_chains);
+		c->rec_no = 0;
 		c->stream = amb_reader_block(s->r, c->block)->stream;
 		return true;
 	}
@@ -1035,9 +1047,26 @@ static bool cur_next_block(struct ana_session *s, struct stream_cur *c)
 		c->data = data;
 		c->len = len;
 		c->pos = 0;
+		c->chains = amb_payload_chains(c->pl, &c->nr_chains);
+		c->rec_no = 0;
 		c->stream = amb_reader_block(s->r, c->block)->stream;
 		return true;
 	}
+}
+
+/*
+ * The chain_key of the sample c->rec (struct ana_sample): the block and the
+ * index the codec gave its chain there, or 0 when the block's codec did
+ * not tell.  Block indexes are unique in the file, so keys of different
+ * blocks differ.
+ */
+static uint64_t chain_key(const struct stream_cur *c)
+{
+	uint32_t ci;
+
+	if (c->rec_no >= c->nr_chains || (ci = c->chains[c->rec_no]) == UINT32_MAX)
+		return 0;
+	return (uint64_t)(c->block + 1) << 32 | ci;
 }
 
 /*
@@ -1072,6 +1101,9 @@ static void cur_advance(struct ana_session *s, struct stream_cur *c)
 			continue;
 		}
 		c->pos += (size_t)ret;
+		if (c->rec.type == PERF_RECORD_SAMPLE)
+			c->rec.u.sample.chain_key = chain_key(c);
+		c->rec_no++;
 		c->rec.stream = c->stream;
 		c->rec.synthesized = c->filter.type == AMB_BLOCK_SYNTH;
 		if (c->rec.synthesized)
@@ -1201,9 +1233,10 @@ int ana_session_for_each(struct ana_session *s, ana_record_fn fn, void *ctx)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Without memory or threads for a pool, this thread decodes alone. */
+	/* -j N: this thread and N - 1 workers.  Without memory or threads
+	 * for a pool, this thread decodes alone. */
 	if (jobs > 1 && nstreams)
-		s->pool = pool_new(s, streams, nstreams, jobs, first, count);
+		s->pool = pool_new(s, streams, nstreams, jobs - 1, first, count);
 	for (size_t i = 0; i < nstreams; i++) {
 		ret = cur_init(s, &curs[i], AMB_BLOCK_RING, streams[i],
 			       s->pool ? s->pool->stream_jobs + first[i] : NULL,

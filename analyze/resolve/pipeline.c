@@ -11,6 +11,9 @@
 #include "analyze/resolve/pipeline.h"
 #include "common/util.h"
 
+/* Threads of recent samples remembered (struct ana_pipeline.threads). */
+#define THREAD_CACHE 16
+
 struct ana_pipeline {
 	struct ana_pipeline_opts *o;
 	struct ana_filter filter;        /* o->filter with this recording's time state */
@@ -32,11 +35,17 @@ struct ana_pipeline {
 	uint64_t *ev_period;             /* per event (+1: no event), within --time: */
 	uint64_t *ev_samples;            /* period and samples */
 	bool warned_broken;              /* warn_broken_chains() spoke */
-	/* The thread of the last sample, what ana_machine_thread() gives
-	 * again while its tid and pid stay (samples come in runs of one
-	 * thread); forgotten at every other record. */
-	struct ana_thread *last_t;
-	uint32_t last_tid;
+	/* The threads of recent samples by tid, what ana_machine_thread()
+	 * gives again while a thread's pid stays: samples of the CPUs
+	 * interleave, each in runs of a few threads.  An entry holds while
+	 * its gen is thread_gen, which every other record moves on (a record
+	 * that is not a sample may change the threads). */
+	struct {
+		struct ana_thread *t;
+		uint32_t tid;
+		uint64_t gen;
+	} threads[THREAD_CACHE];
+	uint64_t thread_gen;
 };
 
 void ana_pipeline_opts_init(struct ana_pipeline_opts *o)
@@ -216,12 +225,13 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	struct ana_pipeline *p = ctx;
 	const struct ana_sample *s;
 	struct ana_thread *t;
+	unsigned slot;
 	int err;
 
 	if (p->progress)
 		p->progress(p->progress_ctx);
 	if (rec->type != PERF_RECORD_SAMPLE) {
-		p->last_t = NULL;
+		p->thread_gen++;
 		err = ana_machine_process(p->m, rec);
 		if (err || !p->other)
 			return err;
@@ -235,15 +245,16 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		return 0;
 	p->ev_period[s->evt ? s->evt->index : ana_session_event_count(p->s)] += s->period;
 	p->ev_samples[s->evt ? s->evt->index : ana_session_event_count(p->s)]++;
-	if (p->last_t && s->tid == p->last_tid &&
-	    (s->pid == ana_thread_pid(p->last_t) || s->pid == UINT32_MAX)) {
-		t = p->last_t;
-	} else {
+	slot = s->tid % THREAD_CACHE;
+	t = p->threads[slot].t;
+	if (p->threads[slot].gen != p->thread_gen || p->threads[slot].tid != s->tid ||
+	    (s->pid != ana_thread_pid(t) && s->pid != UINT32_MAX)) {
 		t = ana_machine_thread(p->m, s->pid, s->tid);
 		if (!t)
 			return -ENOMEM;
-		p->last_t = t;
-		p->last_tid = s->tid;
+		p->threads[slot].t = t;
+		p->threads[slot].tid = s->tid;
+		p->threads[slot].gen = p->thread_gen;
 	}
 	if (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s))
 		goto filtered;
@@ -285,7 +296,7 @@ int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn oth
 	memset(&p->st, 0, sizeof(p->st));
 	memset(p->ev_period, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_period));
 	memset(p->ev_samples, 0, (ana_session_event_count(p->s) + 1) * sizeof(*p->ev_samples));
-	p->last_t = NULL;
+	p->thread_gen++;
 	p->fn = fn;
 	p->other = other;
 	p->ctx = ctx;

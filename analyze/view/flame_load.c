@@ -32,6 +32,25 @@ struct flame_memo {
 	uint64_t key[];
 };
 
+/*
+ * In front of the memos, the leaf of a sample whose chain the codec named
+ * (ana_sample.chain_key) is found by that key in a direct-mapped cache:
+ * the memo key's other parts are kept beside it and compared, so a sample
+ * that matches them has the memo key of the one that filled the entry,
+ * without making and hashing the key.  Leaves are tree nodes, which live
+ * as long as the tree: dropping the memos leaves the cache valid.
+ */
+struct chain_leaf {
+	uint64_t chain_key;             /* 0: empty */
+	uint64_t stack_key;
+	const struct ana_thread *t;
+	const char *comm;
+	uint32_t tid;
+	uint8_t cpumode;
+	uint32_t leaf;
+};
+#define CHAIN_LEAVES 4096            /* a power of two */
+
 struct loader {
 	const struct ana_flame_load_opts *o;
 	struct ana_stk_tree *t;
@@ -49,6 +68,7 @@ struct loader {
 	uint64_t *key;                  /* the current sample's, MEMO_MAX_WORDS */
 	uint32_t nr_key;
 	uint64_t hash;
+	struct chain_leaf *by_chain;    /* CHAIN_LEAVES, NULL when not used */
 };
 
 static enum ana_stk_kind loc_kind(const struct ana_loc *loc)
@@ -185,6 +205,41 @@ static int memo_add(struct loader *l, uint32_t leaf)
 	return 0;
 }
 
+/* The cache entry of @smp's chain_key. */
+static struct chain_leaf *chain_leaf_slot(const struct loader *l, const struct ana_sample *smp)
+{
+	return &l->by_chain[amb_hash_u64(smp->chain_key) & (CHAIN_LEAVES - 1)];
+}
+
+/* The leaf + 1 of @smp of @t when its chain's entry matches the rest of
+ * its memo key, else 0. */
+static uint64_t chain_leaf_find(const struct loader *l, const struct ana_sample *smp,
+				const struct ana_thread *t)
+{
+	const struct chain_leaf *cl = chain_leaf_slot(l, smp);
+
+	if (cl->chain_key != smp->chain_key || cl->t != t || cl->tid != smp->tid ||
+	    cl->comm != ana_thread_comm(t) || cl->cpumode != smp->cpumode ||
+	    cl->stack_key != ana_pipeline_stack_key(l->p, t, smp))
+		return 0;
+	return (uint64_t)cl->leaf + 1;
+}
+
+/* Remember @leaf for @smp's chain; l->key[0] is its stack key. */
+static void chain_leaf_set(struct loader *l, const struct ana_sample *smp,
+			   const struct ana_thread *t, uint32_t leaf)
+{
+	*chain_leaf_slot(l, smp) = (struct chain_leaf){
+		.chain_key = smp->chain_key,
+		.stack_key = l->key[0],
+		.t = t,
+		.comm = ana_thread_comm(t),
+		.tid = smp->tid,
+		.cpumode = smp->cpumode,
+		.leaf = leaf,
+	};
+}
+
 static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
 {
 	struct loader *l = ctx;
@@ -192,13 +247,24 @@ static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread
 	unsigned max_depth = o->key == ANA_FLAME_KEY_STACK ? 0 : 1;
 	uint64_t w = o->period || l->oc ? smp->period : 1;
 	const char *state = l->oc ? ana_offcpu_state_frame(l->oc, smp) : NULL;
-	bool memoize = memo_key(l, smp, t);
+	bool by_chain = l->by_chain && smp->chain_key && !l->oc, memoize;
 	const struct flame_memo *m;
+	uint64_t found;
 	uint32_t leaf;
 
+	if (by_chain && (found = chain_leaf_find(l, smp, t))) {
+		if (ana_stk_tree_add_again(l->t, (uint32_t)(found - 1), l->slot, w))
+			return -EINVAL;
+		l->st.added++;
+		l->st.weight += w;
+		return 0;
+	}
+	memoize = memo_key(l, smp, t);
 	if (memoize && (m = amb_hashmap_find(&l->memos, l->hash, memo_eq, l))) {
 		if (ana_stk_tree_add_again(l->t, m->leaf, l->slot, w))
 			return -EINVAL;
+		if (by_chain)
+			chain_leaf_set(l, smp, t, m->leaf);
 		l->st.added++;
 		l->st.weight += w;
 		return 0;
@@ -233,7 +299,11 @@ static int add_sample(void *ctx, const struct ana_sample *smp, struct ana_thread
 		return -ENOMEM;
 	l->st.added++;
 	l->st.weight += w;
-	return memoize ? memo_add(l, leaf) : 0;
+	if (!memoize)
+		return 0;
+	if (by_chain)
+		chain_leaf_set(l, smp, t, leaf);
+	return memo_add(l, leaf);
 }
 
 /* Which event's samples were added, and how many events had samples. */
@@ -299,6 +369,8 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	l.frames = malloc(MAX_FRAMES * sizeof(*l.frames));
 	/* Without room for keys, samples are simply not memoized. */
 	l.key = malloc(MEMO_MAX_WORDS * sizeof(*l.key));
+	if (l.key)
+		l.by_chain = calloc(CHAIN_LEAVES, sizeof(*l.by_chain));
 	if (!l.frames)
 		err = -ENOMEM;
 	else if (o->time)
@@ -311,6 +383,7 @@ int ana_flame_load(const char *path, struct ana_stk_tree *t, unsigned slot,
 	memo_clear(&l);
 	amb_hashmap_free(&l.memos);
 	free(l.key);
+	free(l.by_chain);
 	free(l.frames);
 	return err;
 }

@@ -26,13 +26,16 @@ outputs() {
 	mkdir -p "$_d"
 	"$ANA" report "$@" "$_f" >"$_d/report.txt" 2>"$_d/report.err"
 	"$ANA" report --children -g caller "$@" "$_f" >"$_d/report-cg.txt" 2>/dev/null
+	# Keys told apart by thread and CPU: report reuses what it made of a
+	# chain the codec names only for the same thread, CPU and event.
+	"$ANA" report -s tid,cpu,comm,dso,sym "$@" "$_f" >"$_d/report-keys.txt" 2>/dev/null
 	"$ANA" script "$@" "$_f" >"$_d/script.txt" 2>"$_d/script.err"
 	"$ANA" flame --folded "$@" "$_f" >"$_d/flame.txt" 2>"$_d/flame.err"
 }
 
 # same DIR1 DIR2: every output of DIR1 equals DIR2's.
 same() {
-	for _o in report.txt report-cg.txt script.txt flame.txt; do
+	for _o in report.txt report-cg.txt report-keys.txt script.txt flame.txt; do
 		cmp -s "$1/$_o" "$2/$_o" || { echo "$_o differs"; return 1; }
 	done
 	[ -s "$1/report.txt" ] || { echo "no report"; return 1; }

@@ -382,6 +382,19 @@ AMB_API int amb_reader_load(struct amb_reader *r, size_t i, struct amb_payload *
 AMB_API const char *amb_payload_errmsg(const struct amb_payload *p);
 
 /*
+ * What the codec knew of the call chains of the block last loaded into
+ * @p with amb_reader_load(), when that block was of codec 2 (sample,
+ * FORMAT.md §4.1): entry k is for the payload's k-th record, the index of
+ * its call chain in the block's list of distinct chains, or UINT32_MAX
+ * for a record without one.  Two samples of the block with the same index
+ * have the same callchain, so an analyzer can tell repeated chains apart
+ * without comparing them.  *@nr is the number of records; NULL and 0 for
+ * other codecs and after a failed load.  Owned by @p, valid until its
+ * next load.
+ */
+AMB_API const uint32_t *amb_payload_chains(const struct amb_payload *p, size_t *nr);
+
+/*
  * Read block @i and check its payload checksum like amb_reader_load(), but
  * do not decode it: point *stored and *stored_len at the payload as stored
  * (valid until the next load into @p) and copy the block's description,

@@ -320,6 +320,107 @@ static void put_fp_sample(struct rb *r, uint64_t time, uint32_t tid, const uint6
 
 #define FP_TYPE (S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD | S_CALLCHAIN)
 
+/*
+ * The decoder says which samples share a chain (amb_sample_codec_chains()):
+ * samples with one index have the same callchain bytes, samples with
+ * different chains have different indexes (amber's encoder never makes a
+ * chain twice), and records without a modelled chain have UINT32_MAX.
+ */
+static void test_chain_ids(void **state)
+{
+	(void)state;
+	for (int big = 0; big < 2; big++) {
+		struct rb r = { .big = big, .rng = 777 };
+		struct amb_sample_layout l = layout(FP_TYPE, 0, 0, 0, big, false);
+		struct amb_sample_codec *enc = amb_sample_codec_new(), *dec = amb_sample_codec_new();
+		struct amb_buf out = AMB_BUF_INIT;
+		uint64_t chains[24][6];
+		unsigned lens[24], used[24] = { 0 };
+		uint32_t id_of[24];
+		const uint32_t *ids;
+		size_t nr, at, rec = 0, n = 0;
+		uint8_t *back;
+
+		assert_non_null(enc);
+		assert_non_null(dec);
+		/* Chains that share prefixes and leaves, some only a marker. */
+		for (unsigned c = 0; c < 24; c++) {
+			lens[c] = 1 + c % 6;
+			chains[c][0] = c % 4 ? CTX_USER : CTX_KERNEL;
+			for (unsigned i = 1; i < lens[c]; i++)
+				chains[c][i] = 0x401000 + 0x10 * ((c + i) % 5) + 0x1000 * i;
+		}
+		for (unsigned k = 0; k < 600; k++) {
+			unsigned c = (unsigned)(rnd(&r) % 24);
+
+			if (k % 50 == 7)
+				put_other(&r, 3, 16);
+			put_fp_sample(&r, 1000 * k, 100 + k % 3, chains[c], lens[c]);
+		}
+		rec_begin(&r, 9, 1);          /* a sample that misfits: verbatim */
+		rb_u64(&r, 7);
+		rec_end(&r);
+		back = malloc(r.b.len);
+		assert_non_null(back);
+		assert_null(amb_sample_codec_chains(dec, &nr));
+		assert_int_equal(nr, 0);
+		assert_int_equal(amb_sample_encode(enc, &l, 3, r.b.data, r.b.len, &out), 0);
+		assert_int_equal(amb_sample_decode(dec, out.data, out.len, back, r.b.len, NULL, 0), 0);
+		ids = amb_sample_codec_chains(dec, &nr);
+		assert_non_null(ids);
+
+		for (at = 0; at < r.b.len; rec++) {
+			const uint8_t *p = r.b.data + at;
+			uint16_t size = big ? (uint16_t)(p[6] << 8 | p[7]) : (uint16_t)(p[7] << 8 | p[6]);
+			bool sample = p[big ? 3 : 0] == 9 && size > 56;
+
+			assert_true(rec < nr);
+			if (!sample) {
+				assert_int_equal(ids[rec], UINT32_MAX);
+			} else {
+				unsigned c;
+
+				/* Which chain this sample was given: the bytes
+				 * after the nr word say. */
+				for (c = 0; c < 24; c++) {
+					struct rb one = { .big = big };
+
+					put_fp_sample(&one, 0, 0, chains[c], lens[c]);
+					if (one.b.len == size &&
+					    !memcmp(one.b.data + 56, p + 56, size - 56u)) {
+						amb_buf_free(&one.b);
+						break;
+					}
+					amb_buf_free(&one.b);
+				}
+				assert_true(c < 24);
+				assert_int_not_equal(ids[rec], UINT32_MAX);
+				if (used[c])
+					assert_int_equal(ids[rec], id_of[c]);
+				for (unsigned o = 0; o < 24; o++)
+					if (o != c && used[o])
+						assert_int_not_equal(ids[rec], id_of[o]);
+				used[c] = 1;
+				id_of[c] = ids[rec];
+				n++;
+			}
+			at += size;
+		}
+		assert_int_equal(rec, nr);
+		assert_int_equal(n, 600);
+
+		/* A failed decode forgets them. */
+		assert_int_not_equal(amb_sample_decode(dec, out.data, out.len - 1, back, r.b.len,
+						       NULL, 0), 0);
+		assert_null(amb_sample_codec_chains(dec, &nr));
+		free(back);
+		amb_buf_free(&out);
+		amb_buf_free(&r.b);
+		amb_sample_codec_free(enc);
+		amb_sample_codec_free(dec);
+	}
+}
+
 static void test_record_types(void **state)
 {
 	(void)state;
@@ -652,6 +753,16 @@ static void test_writer(void **state)
 			assert_int_equal(load_block(rd, 2, p, &got), 0);
 			assert_int_equal(got.len, r.b.len);
 			assert_memory_equal(got.data, r.b.data, r.b.len);
+			/* The codec block tells its records' chains; zstd's do not. */
+			{
+				size_t nr;
+
+				assert_non_null(amb_payload_chains(p, &nr));
+				assert_int_equal(nr, 200);
+				assert_int_equal(load_block(rd, 0, p, &got), 0);
+				assert_null(amb_payload_chains(p, &nr));
+				assert_int_equal(nr, 0);
+			}
 			/* Much smaller than zstd of the same records. */
 			assert_true(amb_reader_block(rd, 2)->stored_size * 2 <
 				    amb_reader_block(rd, 0)->stored_size);
@@ -846,6 +957,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_field),
 		cmocka_unit_test(test_few_fields),
+		cmocka_unit_test(test_chain_ids),
 		cmocka_unit_test(test_record_types),
 		cmocka_unit_test(test_misfit_samples),
 		cmocka_unit_test(test_worst_cases),
