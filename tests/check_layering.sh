@@ -6,6 +6,7 @@
 # A layer of analyze/ may include, of a layer below it, only that layer's
 # public header (replay/replay.h, resolve/resolve.h, view/view.h).
 # <amber/format.h> is format/'s public header, <amber/common.h> common/'s.
+# No two source files share a name.
 # Prints each violation and exits 1 if there is any.
 cd "$(dirname "$0")/.." || exit 2
 bad=0
@@ -80,5 +81,10 @@ if grep -rn -E '#[[:space:]]*include[[:space:]]*<(elfutils/|dwarf\.h|traceevent/
 	echo "layering: record/ must not use libdw or libtraceevent"
 	bad=1
 fi
+# One name, one file: a source name says which file it is.
+dups=$(find common format record analyze -name '*.[ch]' | sed 's|.*/||' | sort | uniq -d)
+for d in $dups; do
+	violation "$d is the name of more than one file: $(find common format record analyze -name "$d" | tr '\n' ' ')"
+done
 [ $bad = 0 ] && echo "layering: ok"
 exit $bad

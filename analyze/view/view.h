@@ -15,7 +15,7 @@
 #include "analyze/view/out.h"
 #include "analyze/view/stacks.h"
 #include "analyze/view/counts_table.h"
-#include "analyze/view/describe.h"
+#include "analyze/view/header_text.h"
 #include "analyze/view/stats.h"
 #include "analyze/view/export.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * record/events/events.c - perf-style event specs (-e) into perf_event_attr
- * templates, and the event listing of --list-events.
+ * templates: the event list, the grammar, modifiers, tracepoints (with
+ * globs) and libpfm4 names.
  *
  * Grammar (whitespace allowed around every token):
  *
@@ -17,110 +18,28 @@
  *
  * The names and their meaning follow perf (tools/perf/util/parse-events.c,
  * evsel.c): the generic hardware and software tables, the generic cache
- * table built as cache-op-result, and the modifier rules (the first of
+ * table built as cache-op-result (both in names.c, with the suggestions
+ * for an unknown name), and the modifier rules (the first of
  * u/k/h excludes the other two levels, each further one re-includes its
  * level; p raises precise_ip, at most 3; P asks for the highest precise_ip
  * the PMU takes, tried from 3 down when the event is opened).  Group modifiers apply to the
  * members that have none of their own.  PMU events follow perf's
  * parse-events.c and pmu.c: pmu.c reads the sysfs side (type, format/,
- * events/), events_pmu.c parses the terms.
+ * events/), events_pmu.c parses the terms.  list.c prints --list-events.
  */
 #include <amber/common.h>
 #include "common/util.h"
 #include "record/events/events_internal.h"
 #include "record/events/events_pmu.h"
 #include "record/events/pfm.h"
-#include "record/events/pmu.h"
-#include "record/events/probe.h"
 #include "record/events/tracefs.h"
 
-#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
-
-#define EV_SUGGEST_MAX 5
-
-struct ev_alias {
-	const char *name;
-	const char *alias; /* NULL when perf knows no second spelling */
-	uint64_t config;
-	const char *desc;  /* for --list-events -v */
-};
-
-static const struct ev_alias hw_events[] = {
-	{ "cpu-cycles", "cycles", PERF_COUNT_HW_CPU_CYCLES, "CPU cycles: core clock ticks while not halted" },
-	{ "instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS, "instructions retired" },
-	{ "cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES, "cache accesses, usually of the last-level cache" },
-	{ "cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES, "cache misses, usually of the last-level cache" },
-	{ "branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "branch instructions retired" },
-	{ "branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branch instructions" },
-	{ "bus-cycles", NULL, PERF_COUNT_HW_BUS_CYCLES, "bus cycles" },
-	{ "stalled-cycles-frontend", "idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "cycles in which the front end issued no instructions" },
-	{ "stalled-cycles-backend", "idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "cycles in which the back end executed no instructions" },
-	{ "ref-cycles", NULL, PERF_COUNT_HW_REF_CPU_CYCLES, "reference cycles, at a constant rate whatever the frequency" },
-};
-
-static const struct ev_alias sw_events[] = {
-	{ "cpu-clock", NULL, PERF_COUNT_SW_CPU_CLOCK, "a per-CPU high-resolution timer, in ns" },
-	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, "time the task ran on a CPU, in ns" },
-	{ "page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults, minor and major" },
-	{ "context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches" },
-	{ "cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "moves of a task to another CPU" },
-	{ "minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, "page faults served without I/O" },
-	{ "major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, "page faults that needed I/O" },
-	{ "alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, "unaligned accesses the kernel fixed up" },
-	{ "emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, "instructions the kernel emulated" },
-	{ "dummy", NULL, PERF_COUNT_SW_DUMMY, "counts nothing; carries side-band records" },
-	{ "bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT, "output of BPF programs (bpf_perf_event_output)" },
-	{ "cgroup-switches", NULL, PERF_COUNT_SW_CGROUP_SWITCHES, "switches between tasks of different cgroups" },
-};
-
-/* perf's spellings of the generic cache table; the first one is canonical. */
-static const char *const cache_names[PERF_COUNT_HW_CACHE_MAX][5] = {
-	[PERF_COUNT_HW_CACHE_L1D] = { "L1-dcache", "l1-d", "l1d", "L1-data" },
-	[PERF_COUNT_HW_CACHE_L1I] = { "L1-icache", "l1-i", "l1i", "L1-instruction" },
-	[PERF_COUNT_HW_CACHE_LL] = { "LLC", "L2" },
-	[PERF_COUNT_HW_CACHE_DTLB] = { "dTLB", "d-tlb", "Data-TLB" },
-	[PERF_COUNT_HW_CACHE_ITLB] = { "iTLB", "i-tlb", "Instruction-TLB" },
-	[PERF_COUNT_HW_CACHE_BPU] = { "branch", "branches", "bpu", "btb", "bpc" },
-	[PERF_COUNT_HW_CACHE_NODE] = { "node" },
-};
-
-/* [0] is the form used before "-misses", [1] the plural for accesses. */
-static const char *const cache_ops[PERF_COUNT_HW_CACHE_OP_MAX][5] = {
-	[PERF_COUNT_HW_CACHE_OP_READ] = { "load", "loads", "read" },
-	[PERF_COUNT_HW_CACHE_OP_WRITE] = { "store", "stores", "write" },
-	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = { "prefetch", "prefetches", "speculative-read",
-					      "speculative-load" },
-};
-
-static const char *const cache_results[PERF_COUNT_HW_CACHE_RESULT_MAX][5] = {
-	[PERF_COUNT_HW_CACHE_RESULT_ACCESS] = { "refs", "Reference", "ops", "access" },
-	[PERF_COUNT_HW_CACHE_RESULT_MISS] = { "misses", "miss" },
-};
-
-#define CACHE_R (1u << PERF_COUNT_HW_CACHE_OP_READ)
-#define CACHE_W (1u << PERF_COUNT_HW_CACHE_OP_WRITE)
-#define CACHE_P (1u << PERF_COUNT_HW_CACHE_OP_PREFETCH)
-
-/* Which operations each cache supports (perf's evsel__is_cache_op_valid). */
-static const unsigned cache_valid_ops[PERF_COUNT_HW_CACHE_MAX] = {
-	[PERF_COUNT_HW_CACHE_L1D] = CACHE_R | CACHE_W | CACHE_P,
-	[PERF_COUNT_HW_CACHE_L1I] = CACHE_R | CACHE_P,
-	[PERF_COUNT_HW_CACHE_LL] = CACHE_R | CACHE_W | CACHE_P,
-	[PERF_COUNT_HW_CACHE_DTLB] = CACHE_R | CACHE_W | CACHE_P,
-	[PERF_COUNT_HW_CACHE_ITLB] = CACHE_R,
-	[PERF_COUNT_HW_CACHE_BPU] = CACHE_R,
-	[PERF_COUNT_HW_CACHE_NODE] = CACHE_R | CACHE_W | CACHE_P,
-};
 
 int rec_ev_fail(struct rec_ev_parser *p, int ret, const char *fmt, ...)
 {
@@ -269,276 +188,6 @@ void rec_ev_mods_apply(const struct rec_ev_mods *m, struct rec_event *e)
 		a->precise_ip = 3;
 		e->precise_max = true;
 	}
-}
-
-/* ---- name tables ------------------------------------------------------- */
-
-static const struct ev_alias *alias_find(const struct ev_alias *t, size_t n, const char *s,
-					 size_t len, const char **spelling)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (strlen(t[i].name) == len && !memcmp(t[i].name, s, len)) {
-			*spelling = t[i].name;
-			return &t[i];
-		}
-		if (t[i].alias && strlen(t[i].alias) == len && !memcmp(t[i].alias, s, len)) {
-			*spelling = t[i].alias;
-			return &t[i];
-		}
-	}
-	return NULL;
-}
-
-/* Match one of the spellings in @names at @s (case-insensitively, as perf
- * does) followed by '-' or the end; returns the length matched or 0. */
-static size_t cache_word(const char *const names[5], const char *s, size_t len)
-{
-	size_t best = 0;
-
-	for (int i = 0; i < 5 && names[i]; i++) {
-		size_t n = strlen(names[i]);
-
-		if (n <= len && n > best && !strncasecmp(names[i], s, n) && (n == len || s[n] == '-'))
-			best = n;
-	}
-	return best;
-}
-
-/* Parse "cache[-op][-result]" (op and result in either order, as perf
- * accepts) into a PERF_TYPE_HW_CACHE config.  Returns false if @s is not a
- * cache event name; *@valid tells whether the cache supports the op. */
-static bool cache_parse(const char *s, size_t len, uint64_t *config, bool *valid)
-{
-	int cache = -1, op = -1, res = -1;
-	size_t n = 0;
-
-	for (int c = 0; c < PERF_COUNT_HW_CACHE_MAX; c++) {
-		size_t m = cache_word(cache_names[c], s, len);
-
-		if (m > n) {
-			n = m;
-			cache = c;
-		}
-	}
-	if (cache < 0)
-		return false;
-	while (n < len) {
-		size_t m = 0;
-
-		assert(s[n] == '-');
-		n++;
-		for (int o = 0; o < PERF_COUNT_HW_CACHE_OP_MAX && op < 0 && !m; o++)
-			if ((m = cache_word(cache_ops[o], s + n, len - n)))
-				op = o;
-		for (int r = 0; r < PERF_COUNT_HW_CACHE_RESULT_MAX && res < 0 && !m; r++)
-			if ((m = cache_word(cache_results[r], s + n, len - n)))
-				res = r;
-		if (!m)
-			return false;
-		n += m;
-	}
-	if (op < 0)
-		op = PERF_COUNT_HW_CACHE_OP_READ;
-	if (res < 0)
-		res = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
-	*config = (uint64_t)cache | (uint64_t)op << 8 | (uint64_t)res << 16;
-	*valid = cache_valid_ops[cache] & (1u << op);
-	return true;
-}
-
-/* perf's canonical spelling: "L1-dcache-loads", "L1-dcache-load-misses". */
-static void cache_canonical(char *buf, size_t size, int cache, int op, int res)
-{
-	if (res == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
-		snprintf(buf, size, "%s-%s", cache_names[cache][0], cache_ops[op][1]);
-	else
-		snprintf(buf, size, "%s-%s-%s", cache_names[cache][0], cache_ops[op][0],
-			 cache_results[res][0]);
-}
-
-/* "r" followed by 1-16 hex digits. */
-static bool raw_parse(const char *s, size_t len, uint64_t *config)
-{
-	uint64_t v = 0;
-
-	if (len < 2 || len > 17 || s[0] != 'r')
-		return false;
-	for (size_t i = 1; i < len; i++) {
-		int c = (unsigned char)s[i];
-
-		if (!isxdigit(c))
-			return false;
-		v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
-	}
-	*config = v;
-	return true;
-}
-
-/*
- * Resolve a generic hardware, software, cache or raw name.  Returns 1 and
- * fills type/config/spelling, 0 if @s is none of these, or -EINVAL for a
- * cache operation the cache does not have.
- */
-int rec_ev_builtin_find(struct rec_ev_parser *p, const char *s, size_t len, uint32_t *type,
-			uint64_t *config, const char **spelling)
-{
-	const struct ev_alias *a;
-	bool valid;
-
-	*spelling = NULL;
-	if ((a = alias_find(hw_events, AMB_ARRAY_SIZE(hw_events), s, len, spelling))) {
-		*type = PERF_TYPE_HARDWARE;
-		*config = a->config;
-		return 1;
-	}
-	if ((a = alias_find(sw_events, AMB_ARRAY_SIZE(sw_events), s, len, spelling))) {
-		*type = PERF_TYPE_SOFTWARE;
-		*config = a->config;
-		return 1;
-	}
-	if (cache_parse(s, len, config, &valid)) {
-		if (!valid)
-			return rec_ev_fail(p, -EINVAL, "cache event '%.*s': this cache has no such operation",
-					   (int)len, s);
-		*type = PERF_TYPE_HW_CACHE;
-		return 1;
-	}
-	if (raw_parse(s, len, config)) {
-		*type = PERF_TYPE_RAW;
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- did you mean ------------------------------------------------------- */
-
-struct ev_suggest {
-	const char *query;
-	size_t qlen;
-	unsigned limit;
-	size_t n;
-	struct {
-		unsigned dist;
-		char name[REC_EV_DIST_MAX_LEN + 1];
-	} best[EV_SUGGEST_MAX];
-};
-
-/* Optimal string alignment distance (Levenshtein plus adjacent
- * transpositions), case-insensitive; both lengths <= REC_EV_DIST_MAX_LEN. */
-unsigned rec_ev_edit_distance(const char *a, size_t la, const char *b, size_t lb)
-{
-	unsigned rows[3][REC_EV_DIST_MAX_LEN + 1];
-	unsigned *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
-
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
-			unsigned d = prev[j - 1] + (ca != cb);
-
-			d = AMB_MIN(d, prev[j] + 1);
-			d = AMB_MIN(d, cur[j - 1] + 1);
-			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == cb)
-				d = AMB_MIN(d, prev2[j - 2] + 1);
-			cur[j] = d;
-		}
-		unsigned *t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[lb];
-}
-
-static void suggest_add(struct ev_suggest *s, const char *name)
-{
-	size_t len = strlen(name), at;
-	unsigned d;
-
-	if (len > REC_EV_DIST_MAX_LEN || s->qlen > REC_EV_DIST_MAX_LEN)
-		return;
-	if ((len > s->qlen ? len - s->qlen : s->qlen - len) > s->limit)
-		return;
-	d = rec_ev_edit_distance(s->query, s->qlen, name, len);
-	if (d > s->limit)
-		return;
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->best[i].name, name))
-			return;
-	/* Keep the best few, stable for equal distances (table order). */
-	for (at = s->n; at > 0 && s->best[at - 1].dist > d; at--)
-		;
-	if (at >= EV_SUGGEST_MAX)
-		return;
-	if (s->n < EV_SUGGEST_MAX)
-		s->n++;
-	memmove(&s->best[at + 1], &s->best[at], (s->n - 1 - at) * sizeof(s->best[0]));
-	s->best[at].dist = d;
-	memcpy(s->best[at].name, name, len + 1);
-}
-
-static int suggest_tracepoint(void *ctx, const char *sys, const char *event)
-{
-	char name[2 * REC_EV_DIST_MAX_LEN];
-
-	if ((size_t)snprintf(name, sizeof(name), "%s:%s", sys, event) < sizeof(name))
-		suggest_add(ctx, name);
-	return 0;
-}
-
-/* Every name this parser knows, for suggestions: the generic tables,
- * canonical cache names and (when tracefs is there) every tracepoint. */
-static void suggest_collect(struct ev_suggest *s, bool tracepoints)
-{
-	char buf[64];
-
-	for (size_t i = 0; i < AMB_ARRAY_SIZE(hw_events); i++) {
-		suggest_add(s, hw_events[i].name);
-		if (hw_events[i].alias)
-			suggest_add(s, hw_events[i].alias);
-	}
-	for (size_t i = 0; i < AMB_ARRAY_SIZE(sw_events); i++) {
-		suggest_add(s, sw_events[i].name);
-		if (sw_events[i].alias)
-			suggest_add(s, sw_events[i].alias);
-	}
-	for (int c = 0; c < PERF_COUNT_HW_CACHE_MAX; c++)
-		for (int o = 0; o < PERF_COUNT_HW_CACHE_OP_MAX; o++)
-			for (int r = 0; r < PERF_COUNT_HW_CACHE_RESULT_MAX; r++) {
-				if (!(cache_valid_ops[c] & (1u << o)))
-					continue;
-				cache_canonical(buf, sizeof(buf), c, o, r);
-				suggest_add(s, buf);
-			}
-	if (tracepoints)
-		rec_tracefs_for_each_event(suggest_tracepoint, s);
-}
-
-static int ev_unknown(struct rec_ev_parser *p, const char *name, size_t len, bool tp_syntax)
-{
-	struct ev_suggest s = { .query = name, .qlen = len };
-	bool have_tracefs = rec_tracefs_root() != NULL;
-	int tracefs_err = errno;
-	char list[EV_SUGGEST_MAX * (REC_EV_DIST_MAX_LEN + 2) + 1];
-	size_t off = 0;
-
-	s.limit = len <= 4 ? 1 : len <= 12 ? 2 : 3;
-	suggest_collect(&s, have_tracefs);
-	list[0] = 0;
-	for (size_t i = 0; i < s.n; i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-					s.best[i].name);
-	if (tp_syntax && !have_tracefs)
-		return rec_ev_fail(p, -ENOENT, "unknown event '%.*s' (tracefs is not available for tracepoints: %s)",
-				   (int)len, name, strerror(tracefs_err));
-	if (s.n)
-		return rec_ev_fail(p, -ENOENT, "unknown event '%.*s'; did you mean: %s?", (int)len, name,
-				   list);
-	return rec_ev_fail(p, -ENOENT, "unknown event '%.*s' (nothing similar; --list-events shows them all)",
-			   (int)len, name);
 }
 
 /* ---- adding events ---------------------------------------------------- */
@@ -848,13 +497,13 @@ static int term_parse(struct rec_ev_parser *p, const char *t, size_t len)
 		return ret;
 	/* Suggest on the name without perf modifiers. */
 	if (colon && !pfm_syntax && mods_all_ok(modstr, modlen))
-		return ev_unknown(p, t, base, false);
+		return rec_ev_unknown(p, t, base, false);
 	if (colon && !pfm_syntax) {
 		const char *c2 = memchr(modstr, ':', modlen);
 
-		return ev_unknown(p, t, c2 ? (size_t)(c2 - t) : len, true);
+		return rec_ev_unknown(p, t, c2 ? (size_t)(c2 - t) : len, true);
 	}
-	return ev_unknown(p, t, len, false);
+	return rec_ev_unknown(p, t, len, false);
 }
 
 /* The perf modifier suffix of an event's name ("up" of "cycles:up"), or
@@ -1086,156 +735,4 @@ int rec_events_fallback_cpu_clock(struct rec_event_list *l, size_t i)
 	e->precise_max = false;
 	e->fallback = true;
 	return 0;
-}
-
-/* ---- listing ---------------------------------------------------------- */
-
-static bool list_match(const char *pattern, const char *a, const char *b)
-{
-	return !pattern || !fnmatch(pattern, a, 0) || (b && !fnmatch(pattern, b, 0));
-}
-
-static void list_attr(struct perf_event_attr *a, uint32_t type, uint64_t config)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = type;
-	a->config = config;
-}
-
-static void list_aliases(FILE *out, const char *pattern, bool verbose, const struct ev_alias *t,
-			 size_t n, uint32_t type, const char *kind)
-{
-	struct perf_event_attr a;
-	char buf[128];
-
-	for (size_t i = 0; i < n; i++) {
-		if (!list_match(pattern, t[i].name, t[i].alias))
-			continue;
-		if (t[i].alias)
-			snprintf(buf, sizeof(buf), "%s OR %s", t[i].name, t[i].alias);
-		else
-			snprintf(buf, sizeof(buf), "%s", t[i].name);
-		list_attr(&a, type, t[i].config);
-		rec_probe_list_line(out, buf, kind, &a, false, t[i].desc, verbose);
-	}
-}
-
-static const char *const cache_descs[PERF_COUNT_HW_CACHE_MAX] = {
-	[PERF_COUNT_HW_CACHE_L1D] = "L1 data cache",
-	[PERF_COUNT_HW_CACHE_L1I] = "L1 instruction cache",
-	[PERF_COUNT_HW_CACHE_LL] = "last-level cache",
-	[PERF_COUNT_HW_CACHE_DTLB] = "data TLB",
-	[PERF_COUNT_HW_CACHE_ITLB] = "instruction TLB",
-	[PERF_COUNT_HW_CACHE_BPU] = "branch prediction unit",
-	[PERF_COUNT_HW_CACHE_NODE] = "local memory node",
-};
-
-static void list_cache(FILE *out, const char *pattern, bool verbose)
-{
-	struct perf_event_attr a;
-	char name[64], desc[128];
-
-	for (int c = 0; c < PERF_COUNT_HW_CACHE_MAX; c++)
-		for (int o = 0; o < PERF_COUNT_HW_CACHE_OP_MAX; o++)
-			for (int r = 0; r < PERF_COUNT_HW_CACHE_RESULT_MAX; r++) {
-				if (!(cache_valid_ops[c] & (1u << o)))
-					continue;
-				cache_canonical(name, sizeof(name), c, o, r);
-				if (!list_match(pattern, name, NULL))
-					continue;
-				snprintf(desc, sizeof(desc), "%s %s %s", cache_descs[c],
-					 cache_ops[o][0], r == PERF_COUNT_HW_CACHE_RESULT_MISS
-					 ? "misses" : "accesses");
-				list_attr(&a, PERF_TYPE_HW_CACHE,
-					  (uint64_t)c | (uint64_t)o << 8 | (uint64_t)r << 16);
-				rec_probe_list_line(out, name, "Hardware cache event", &a, false, desc,
-						    verbose);
-			}
-}
-
-struct list_ctx {
-	FILE *out;
-	const char *pattern;
-	bool verbose;
-	const char *root;
-};
-
-static int list_tracepoint(void *ctx, const char *sys, const char *event)
-{
-	struct list_ctx *lc = ctx;
-	char name[512], id[PATH_MAX];
-
-	if ((size_t)snprintf(name, sizeof(name), "%s:%s", sys, event) >= sizeof(name))
-		return 0;
-	if (!list_match(lc->pattern, name, NULL))
-		return 0;
-	/* Without an id perf_event_open cannot name it (ftrace internals). */
-	if ((size_t)snprintf(id, sizeof(id), "%s/events/%s/%s/id", lc->root, sys, event) >=
-		    sizeof(id) ||
-	    access(id, F_OK))
-		return 0;
-	fprintf(lc->out, "  %-50s [Tracepoint event]\n", name);
-	return 0;
-}
-
-/* A PMU event is listed as the parser reads it, and probed as parsed: what
- * the listing says opens is what -e opens. */
-static int list_pmu_event(void *ctx, const char *pmu, const char *event)
-{
-	struct list_ctx *lc = ctx;
-	struct rec_event_list l = { 0 };
-	struct rec_pmu *p = NULL;
-	char name[512], err[256], *terms = NULL;
-
-	if ((size_t)snprintf(name, sizeof(name), "%s/%s/", pmu, event) >= sizeof(name))
-		return 0;
-	if (!list_match(lc->pattern, name, NULL))
-		return 0;
-	if (lc->verbose && !rec_pmu_open(pmu, &p))
-		terms = rec_pmu_event_terms(p, event);
-	if (rec_events_parse(&l, name, err, sizeof(err)) || l.n != 1)
-		fprintf(lc->out, "  %-50s [Kernel PMU event; unavailable: %s]\n", name, err);
-	else
-		rec_probe_list_line(lc->out, name, "Kernel PMU event", &l.v[0].attr, true, terms,
-				    lc->verbose);
-	rec_events_free(&l);
-	free(terms);
-	rec_pmu_free(p);
-	return 0;
-}
-
-int rec_events_list(FILE *out, const char *pattern, bool verbose)
-{
-	struct list_ctx lc = { out, pattern, verbose, NULL };
-	int ret;
-
-	fprintf(out, "\nList of pre-defined events (to be used in -e):\n\n");
-	list_aliases(out, pattern, verbose, hw_events, AMB_ARRAY_SIZE(hw_events),
-		     PERF_TYPE_HARDWARE, "Hardware event");
-	list_aliases(out, pattern, verbose, sw_events, AMB_ARRAY_SIZE(sw_events),
-		     PERF_TYPE_SOFTWARE, "Software event");
-	list_cache(out, pattern, verbose);
-	if (list_match(pattern, "rNNN", NULL)) {
-		if (rec_probe_have_cpu_pmu())
-			fprintf(out, "  %-50s [Raw hardware event descriptor]\n", "rNNN");
-		else
-			fprintf(out, "  %-50s [Raw hardware event descriptor; unavailable: "
-				"no hardware PMU on this machine]\n", "rNNN");
-		if (verbose)
-			fprintf(out, "%8s%s\n", "", "a raw PMU event: NNN is its config in hex");
-	}
-	ret = rec_pmu_for_each_event(list_pmu_event, &lc);
-	if (ret < 0)
-		return ret;
-	ret = rec_pfm_list(out, pattern, verbose);
-	if (ret < 0)
-		return ret;
-	lc.root = rec_tracefs_root();
-	if (!lc.root)
-		return ferror(out) ? -EIO : 0;
-	ret = rec_tracefs_for_each_event(list_tracepoint, &lc);
-	if (ret < 0)
-		return ret;
-	return ferror(out) ? -EIO : 0;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record/events/events.h - the events of -e (events.c): perf-style specs
- * into perf_event_attr templates, the fallback for a missing PMU, and the
- * listing of --list-events.  The rest of the recorder sees the parser
- * only through this header.
+ * record/events/events.h - the events of -e (events.c, names.c, list.c):
+ * perf-style specs into perf_event_attr templates, the fallback for a
+ * missing PMU, and the listing of --list-events.  The rest of the
+ * recorder sees the parser only through this header.
  */
 #ifndef AMB_REC_EVENTS_H
 #define AMB_REC_EVENTS_H

@@ -41,8 +41,8 @@ static uint64_t sample_time(unsigned cpu, unsigned n)
 	return 1000000 + (uint64_t)n * 1000 + cpu * 333 + (n % 7) * 10;
 }
 
-static void put_event(struct amb_buf *b, const char *name, uint64_t id0, uint64_t id1,
-		      bool swap)
+static void put_event_st(struct amb_buf *b, const char *name, uint64_t id0, uint64_t id1,
+			 bool swap, uint64_t st)
 {
 	struct perf_event_attr a, img;
 	uint8_t ids[16];
@@ -53,7 +53,7 @@ static void put_event(struct amb_buf *b, const char *name, uint64_t id0, uint64_
 	a.size = sizeof(a);
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = 10000;
-	a.sample_type = ST;
+	a.sample_type = st;
 	a.sample_id_all = 1;
 	a.disabled = 1;
 	/* ana_attr_to_host() is its own inverse: it makes the other order too. */
@@ -66,6 +66,12 @@ static void put_event(struct amb_buf *b, const char *name, uint64_t id0, uint64_
 		.leader = UINT32_MAX, .flags = 0, .nr_ids = 2, .ids = ids,
 	};
 	assert_int_equal(amb_event_put(b, &e), 0);
+}
+
+static void put_event(struct amb_buf *b, const char *name, uint64_t id0, uint64_t id1,
+		      bool swap)
+{
+	put_event_st(b, name, id0, id1, swap, ST);
 }
 
 static void append(struct amb_writer *w, uint16_t type, uint32_t stream, uint64_t count,
@@ -599,6 +605,138 @@ static void test_jobs_identical(void **state)
 	amb_buf_free(&many.b);
 }
 
+/* ---- chain keys ---------------------------------------------------------------- */
+
+#define ST_G (ST | PERF_SAMPLE_CALLCHAIN)
+#define CHAIN_CPUS 2
+#define CHAIN_BLOCKS 3
+#define CHAIN_PER_BLOCK 40
+#define CHAINS 5
+
+/* Chain @c: a marker and up to four addresses, chains sharing prefixes. */
+static unsigned chain_of(unsigned cpu, unsigned n, uint64_t *e)
+{
+	unsigned c = (n * 7 + cpu) % CHAINS, len = 1 + c % 5;
+
+	e[0] = PERF_CONTEXT_USER;
+	for (unsigned i = 1; i < len; i++)
+		e[i] = 0x401000 + 0x100 * i + (i == 1 ? 0x10 * c : 0);
+	return len;
+}
+
+/* Samples of ST_G on two CPUs, three blocks each, with the writer's codec
+ * @codec; sample n of @cpu has ip cpu << 32 | n and chain_of(cpu, n). */
+static void write_chain_recording(unsigned codec)
+{
+	static struct syn_rec s;
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL, .ring_codec = codec);
+	struct amb_buf b = AMB_BUF_INIT;
+	struct amb_writer *w;
+
+	snprintf(path, sizeof(path), "/tmp/amber-test-session-%d.amber", (int)getpid());
+	unlink(path);
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	put_event_st(&b, "cpu-clock", 100, 101, false, ST_G);
+	append(w, AMB_BLOCK_EVENT_ATTR, AMB_STREAM_NONE, 1, 0, 0, &b);
+	for (unsigned blk = 0; blk < CHAIN_BLOCKS; blk++) {
+		for (unsigned cpu = 0; cpu < CHAIN_CPUS; cpu++) {
+			unsigned n0 = blk * CHAIN_PER_BLOCK;
+
+			amb_buf_reset(&b);
+			for (unsigned n = n0; n < n0 + CHAIN_PER_BLOCK; n++) {
+				uint64_t e[8];
+				unsigned len = chain_of(cpu, n, e);
+
+				syn_begin(&s, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+				syn_u64(&s, 100);                       /* identifier */
+				syn_u64(&s, (uint64_t)cpu << 32 | n);   /* ip */
+				syn_u32(&s, 7);
+				syn_u32(&s, 7);
+				syn_u64(&s, sample_time(cpu, n));
+				syn_u64(&s, 10000);                     /* period */
+				syn_u64(&s, len);
+				for (unsigned i = 0; i < len; i++)
+					syn_u64(&s, e[i]);
+				syn_end(&s);
+				assert_int_equal(amb_buf_append(&b, s.b, s.len), 0);
+			}
+			append(w, AMB_BLOCK_RING, cpu, CHAIN_PER_BLOCK, sample_time(cpu, n0),
+			       sample_time(cpu, n0 + CHAIN_PER_BLOCK - 1), &b);
+		}
+	}
+	amb_buf_free(&b);
+	assert_int_equal(amb_writer_close(w), 0);
+}
+
+/* Each sample's chain_key, by CPU and sample number. */
+struct keys {
+	uint64_t key[CHAIN_CPUS][CHAIN_BLOCKS * CHAIN_PER_BLOCK];
+	unsigned samples;
+};
+
+static int keys_record(void *ctx, const struct ana_record *rec)
+{
+	struct keys *k = ctx;
+	unsigned cpu = (unsigned)(rec->u.sample.ip >> 32), n = (unsigned)rec->u.sample.ip;
+
+	assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+	assert_true(cpu < CHAIN_CPUS && n < CHAIN_BLOCKS * CHAIN_PER_BLOCK);
+	k->key[cpu][n] = rec->u.sample.chain_key;
+	k->samples++;
+	return 0;
+}
+
+static void run_keys(unsigned jobs, struct keys *k)
+{
+	struct ana_session *s;
+
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(ana_session_open(path, &s), 0);
+	ana_session_set_jobs(s, jobs);
+	assert_int_equal(ana_session_for_each(s, keys_record, k), 0);
+	ana_session_close(s);
+	assert_int_equal(k->samples, CHAIN_CPUS * CHAIN_BLOCKS * CHAIN_PER_BLOCK);
+}
+
+/* Samples of the codec's blocks carry chain keys that are equal exactly
+ * when the block and the chain are; -j changes none; zstd's have none. */
+static void test_chain_keys(void **state)
+{
+	static struct keys one, many;
+	const unsigned total = CHAIN_BLOCKS * CHAIN_PER_BLOCK;
+
+	(void)state;
+	write_chain_recording(AMB_CODEC_SAMPLE);
+	run_keys(1, &one);
+	run_keys(3, &many);
+	assert_memory_equal(&one, &many, sizeof(one));
+	for (unsigned c1 = 0; c1 < CHAIN_CPUS; c1++) {
+		for (unsigned n1 = 0; n1 < total; n1++) {
+			uint64_t e1[8], e2[8];
+			unsigned l1 = chain_of(c1, n1, e1);
+
+			assert_int_not_equal(one.key[c1][n1], 0);
+			for (unsigned c2 = 0; c2 < CHAIN_CPUS; c2++) {
+				for (unsigned n2 = 0; n2 < total; n2++) {
+					unsigned l2 = chain_of(c2, n2, e2);
+					bool same = c1 == c2 && n1 / CHAIN_PER_BLOCK == n2 / CHAIN_PER_BLOCK &&
+						    l1 == l2 && !memcmp(e1, e2, l1 * sizeof(*e1));
+
+					assert_int_equal(one.key[c1][n1] == one.key[c2][n2], same);
+				}
+			}
+		}
+	}
+	unlink(path);
+
+	write_chain_recording(AMB_CODEC_ZSTD);
+	run_keys(2, &one);
+	for (unsigned c = 0; c < CHAIN_CPUS; c++)
+		for (unsigned n = 0; n < total; n++)
+			assert_int_equal(one.key[c][n], 0);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_machine_ksyms_lazy),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_jobs_identical),
+		cmocka_unit_test(test_chain_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * analyze/view/describe.c - a recording's event sample types and topology
+ * analyze/view/header_text.c - a recording's event sample types and topology
  * as header text.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/view/describe.h"
+#include "analyze/view/header_text.h"
 #include "common/util.h"
 
 int ana_describe_sample_type(uint64_t st, struct amb_buf *out)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze/view/describe.h - what a recording says of itself, as text for
+ * analyze/view/header_text.h - what a recording says of itself, as text for
  * headers (info, report --header): sample_type bits by name and the
- * recorded topology summed up (describe.c).
+ * recorded topology summed up (header_text.c).
  */
-#ifndef AMB_ANALYZE_DESCRIBE_H
-#define AMB_ANALYZE_DESCRIBE_H
+#ifndef AMB_ANALYZE_HEADER_TEXT_H
+#define AMB_ANALYZE_HEADER_TEXT_H
 
 #include <stdint.h>
 
@@ -25,4 +25,4 @@ int ana_describe_sample_type(uint64_t sample_type, struct amb_buf *out);
  */
 int ana_describe_topology(const struct ana_session *s, struct amb_buf *out);
 
-#endif /* AMB_ANALYZE_DESCRIBE_H */
+#endif /* AMB_ANALYZE_HEADER_TEXT_H */
