@@ -144,6 +144,8 @@ struct sched_thread {
 	struct ana_thread *t;
 	enum where where;
 	bool target;                      /* seen running a sample or record of its own */
+	bool exited;                      /* not system-wide: its EXIT record came, and
+					   * nothing since said the tid lives again */
 	uint64_t exit_time;               /* system-wide: its EXIT record, 0 if none yet */
 	/* on CPU */
 	uint64_t in_time;
@@ -329,6 +331,28 @@ static int set_cpu_last(struct ana_sched *s, uint32_t cpu, uint64_t time)
 }
 
 /*
+ * Thread @st is gone: its last run has been handed over, no wait follows,
+ * and its tid may come back as a new thread, whose first wait starts at
+ * its wakeup, not at the old one's last switch-out.
+ */
+static void thread_gone(struct sched_thread *st)
+{
+	st->where = UNSEEN;
+	st->out_time = 0;
+	st->ready = 0;
+	st->exit_time = 0;
+	st->waker = NULL;
+	st->out.valid = st->wake.valid = false;
+}
+
+/* A sample or record of @st's own, or its tid's creation: it lives. */
+static void thread_lives(struct sched_thread *st)
+{
+	st->target = true;
+	st->exited = false;
+}
+
+/*
  * Thread @st left CPU @cpu at @time in @state; @smp is the sched_switch
  * sample (NULL for a context-switch record).
  */
@@ -357,10 +381,7 @@ static int switch_out(struct ana_sched *s, struct sched_thread *st, uint64_t tim
 	if (st->where == ON_CPU && (err = emit_run(s, st, time, state, false)))
 		return err;
 	if (state == ANA_SCHED_DEAD) {
-		/* Its last switch: no wait follows, and the tid may come back. */
-		st->where = UNSEEN;
-		st->ready = 0;
-		st->exit_time = 0;
+		thread_gone(st);
 		return 0;
 	}
 	st->where = OFF_CPU;
@@ -406,8 +427,9 @@ static int wake(struct ana_sched *s, struct sched_thread *st, uint64_t time,
 {
 	s->st.wakeups++;
 	/* Running, already runnable (preempted, or woken twice): no change,
-	 * as perf sched latency counts it. */
-	if (st->where == ON_CPU || st->ready)
+	 * as perf sched latency counts it.  An exited thread is not woken
+	 * to a wait of its own (on_record(), PERF_RECORD_EXIT). */
+	if (st->where == ON_CPU || st->ready || st->exited)
 		return 0;
 	st->ready = time;
 	st->waker = waker;
@@ -440,9 +462,10 @@ static int switch_tp_in(struct ana_sched *s, const struct ana_sample *smp, uint3
 	/*
 	 * A recording of a command, -p or -t sees a task switched in here
 	 * that it may never see switched out: only the targets' threads
-	 * (their switch-ins also come as context-switch records) count.
+	 * (their switch-ins also come as context-switch records) count, and
+	 * not one that has exited (on_record(), PERF_RECORD_EXIT).
 	 */
-	if (!s->system_wide && !st->target)
+	if (!s->system_wide && (!st->target || st->exited))
 		return 0;
 	if (!(st->t = machine_thread(s, 0, next)))
 		return -ENOMEM;
@@ -467,14 +490,19 @@ static int on_switch_tp(struct ana_sched *s, const struct ana_sample *smp, struc
 	 */
 	if (prev) {
 		/* An exiting task's samples name no thread (tid -1): then
-		 * prev_pid says which one it is. */
+		 * prev_pid says which one it is, and after its exit record
+		 * (not system-wide) they say nothing of its life. */
 		bool own = smp->tid && smp->tid != UINT32_MAX;
 
 		st = thread_get(s, own ? smp->tid : prev);
 		if (!st || !(st->t = own ? t : machine_thread(s, 0, prev)))
 			return -ENOMEM;
-		st->target = true;
-		err = switch_out(s, st, smp->time, smp->cpu, ana_sched_state_of(state), smp);
+		if (own)
+			thread_lives(st);
+		else
+			st->target = true;
+		if (!st->exited)
+			err = switch_out(s, st, smp->time, smp->cpu, ana_sched_state_of(state), smp);
 	}
 	if (!err && next)
 		err = switch_tp_in(s, smp, next);
@@ -546,7 +574,7 @@ static int on_sample(void *ctx, const struct ana_sample *smp, struct ana_thread 
 
 		if (!st)
 			return -ENOMEM;
-		st->target = true;
+		thread_lives(st);
 	}
 	switch (kind) {
 	case TP_SWITCH:
@@ -583,13 +611,19 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		st = thread_get(s, rec->tid);
 		if (!st || !(st->t = machine_thread(s, rec->pid, rec->tid)))
 			return -ENOMEM;
-		st->target = true;
+		thread_lives(st);
 		out = rec->misc & PERF_RECORD_MISC_SWITCH_OUT;
 		if (!out)
 			return switch_in(s, st, rec->time, rec->cpu, false);
 		return switch_out(s, st, rec->time, rec->cpu,
 				  rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT ?
 					  ANA_SCHED_RUNNABLE : ANA_SCHED_UNKNOWN, NULL);
+	case PERF_RECORD_FORK:
+		/* A new thread: its tid may be one that exited. */
+		st = amb_hashmap_find_u64(&s->threads, amb_hash_u64(rec->u.fork.tid), rec->u.fork.tid);
+		if (st)
+			thread_lives(st);
+		return 0;
 	case PERF_RECORD_EXIT:
 		/*
 		 * The kernel writes this as the thread's events go away, before
@@ -598,6 +632,17 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		 * may still be preempted on its way out, and its last
 		 * switch-out (state X) ends the run; should that be lost, the
 		 * run ends here too, not at the recording's end.
+		 *
+		 * Recording its own threads, the exit goes on after the record:
+		 * the thread may still be woken and switched in and out, and
+		 * other targets' samples show some of that (a sched_waking
+		 * naming it, a sched_switch with it as next_pid) but its own
+		 * switch-outs are no longer recorded.  Taken as they come, a
+		 * switch-in there opened a wait from its last switch-out before
+		 * the exit (a wait already handed over) and a run that never
+		 * ended before the recording did.  So the thread's life ends
+		 * here, and what is said of it afterwards is left out until
+		 * its tid is created again (FORK) or runs a sample of its own.
 		 */
 		st = amb_hashmap_find_u64(&s->threads, amb_hash_u64(rec->u.fork.tid), rec->u.fork.tid);
 		if (!st)
@@ -612,8 +657,8 @@ static int on_record(void *ctx, const struct ana_record *rec)
 			if (err)
 				return err;
 		}
-		st->where = UNSEEN;
-		st->ready = 0;
+		thread_gone(st);
+		st->exited = true;
 		return 0;
 	default:
 		return 0;

@@ -23,7 +23,12 @@
  *     sched timehist prints a line for);
  *   every other sample (cpu-clock ...), filtered as the pipeline does.
  * Waits and runs still open when the recording ends are handed over at
- * its end, marked open.
+ * its end, marked open.  A thread's last run ends at its last switch-out
+ * (state X) system-wide; in a recording of a command, -p or -t, at its
+ * PERF_RECORD_EXIT, after which the kernel records no switch-out of it:
+ * wakeups and switch-ins of it that other threads' samples show after
+ * that are ignored until its tid is created again (FORK) or records a
+ * sample or switch of its own.
  *
  * The filters of the options apply to what is handed over: --pid, --tid
  * and --comm to the thread that waited or ran, --cpu to the CPU it left

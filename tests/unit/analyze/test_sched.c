@@ -6,8 +6,10 @@
  * runs they describe: states, wakeups and wakers, a switch seen twice
  * (sample and record) counted once, exits, the end of the recording,
  * switch-ins the kernel did not record (system-wide), tasks that are not
- * targets, and the filters (--tid, --time).  Also the prev_state mapping,
- * and the error for a recording without scheduler events.
+ * targets, a thread switched in after its exit record and a tid that
+ * comes back, and the filters (--tid, --time).  Also the prev_state
+ * mapping, the wall clock of an exiting thread (view/offcpu.c), and the
+ * error for a recording without scheduler events.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,6 +24,7 @@
 
 #include "analyze/replay/perf_record.h"
 #include "analyze/resolve/resolve.h"
+#include "analyze/view/offcpu.h"
 #include "common/util.h"
 #include <amber/common.h>
 #include <amber/format.h>
@@ -187,6 +190,13 @@ static void switch_rec(uint64_t time, uint32_t tid, bool out, bool preempt)
 static void exit_rec(uint64_t time, uint32_t tid)
 {
 	syn_fork(&rec, PERF_RECORD_EXIT, ST, tid, tid, tid, tid, time, ID_CLOCK, 0);
+	assert_int_equal(amb_buf_append(&ring, rec.b, rec.len), 0);
+}
+
+/* A new thread @tid of process @tid, created by @parent. */
+static void fork_rec(uint64_t time, uint32_t tid, uint32_t parent)
+{
+	syn_fork(&rec, PERF_RECORD_FORK, ST, tid, parent, tid, parent, time, ID_CLOCK, 0);
 	assert_int_equal(amb_buf_append(&ring, rec.b, rec.len), 0);
 }
 
@@ -492,6 +502,114 @@ static void test_system_wide(void **state)
 	assert_false(g.runs[3].open);
 }
 
+/*
+ * Recording a command, the kernel writes a thread's EXIT record as its
+ * events go away, and the exit goes on: other targets' samples may still
+ * wake it and switch it in, but its own switch-outs are no longer
+ * recorded.  Its life ends at the record: what comes after is no wait
+ * from its last switch-out (one already handed over) and no run to the
+ * recording's end.  Then the tid is created again, and the new thread's
+ * first wait starts at its wakeup.  A 100, B 101, C 102.
+ */
+static void write_exit_then_switched_in(void)
+{
+	struct amb_writer *w = begin("command x", true, true);
+
+	sw(1000, 100, 0x1, 101);            /* A sleeps, B in */
+	waking(1100, 101, 100);             /* B wakes A */
+	sw(1200, 101, 0x1, 100);            /* B sleeps, A in */
+	clock_sample(1250, 100);
+	exit_rec(1300, 100);                /* A's events go: its last run ends */
+	waking(1400, 102, 100);             /* the exiting A, woken by C, */
+	sw_as(1450, UINT32_MAX, 100, 0x100, 102);  /* in a sample of no thread, */
+	sw(1500, 102, 0x100, 100);          /* switched in; never out */
+	switch_rec(1550, 102, false, false);/* C in */
+	fork_rec(1600, 100, 102);           /* tid 100 again: a new thread */
+	waking(1700, 102, 100);
+	sw(1800, 102, 0x100, 100);          /* C preempted, the new A in */
+	exit_rec(1900, 100);
+	clock_sample(2000, 101);
+	finish_span(w, 1000, 2000);
+}
+
+/* The wall clock's time per thread: waits and scaled on-CPU samples. */
+static int sum_tid_100(void *ctx, const struct ana_sample *s, struct ana_thread *t)
+{
+	if (ana_thread_tid(t) == 100)
+		*(uint64_t *)ctx += s->period;
+	return 0;
+}
+
+static void test_exit_then_switched_in(void **state)
+{
+	struct ana_pipeline_opts o;
+	struct ana_offcpu *oc;
+	uint64_t wall = 0;
+	struct got g;
+
+	(void)state;
+	write_exit_then_switched_in();
+	run(&g, "100", NULL, NULL);
+	/* A's sleep, then the new thread's first wait, from its wakeup. */
+	assert_int_equal(g.nr_waits, 2);
+	assert_int_equal(g.waits[0].out_time, 1000);
+	assert_int_equal(g.waits[0].ready_time, 1100);
+	assert_int_equal(g.waits[0].in_time, 1200);
+	assert_int_equal(g.waits[1].out_time, 0);
+	assert_int_equal(g.waits[1].ready_time, 1700);
+	assert_int_equal(g.waits[1].start, 1700);
+	assert_int_equal(g.waits[1].in_time, 1800);
+	assert_false(g.waits[1].open);
+	/* A's run to its exit record, the new thread's to its own; none open. */
+	assert_int_equal(g.nr_runs, 2);
+	assert_int_equal(g.runs[0].in_time, 1200);
+	assert_int_equal(g.runs[0].out_time, 1300);
+	assert_int_equal(g.runs[0].state, ANA_SCHED_DEAD);
+	assert_int_equal(g.runs[1].in_time, 1800);
+	assert_int_equal(g.runs[1].out_time, 1900);
+	assert_int_equal(g.runs[1].wait_out_time, 0);
+	assert_int_equal(g.runs[1].wait_ready_time, 1700);
+	assert_false(g.runs[1].open);
+	/* The wall clock adds up to the two lives: 1000..1300 and
+	 * 1700..1900, A's one sample scaled to the 200 ns they ran. */
+	ana_pipeline_opts_init(&o);
+	assert_int_equal(ana_offcpu_open(path, &o, ANA_OFFCPU_WALL, &oc), 0);
+	assert_int_equal(ana_offcpu_run(oc, sum_tid_100, &wall), 0);
+	assert_int_equal(wall, 500);
+	ana_offcpu_close(oc);
+	ana_pipeline_opts_free(&o);
+}
+
+/* System-wide, a thread's last switch-out (X) ends it; a new thread of
+ * the same tid waits from its wakeup, not from the old one's last
+ * switch-out. */
+static void test_tid_reused(void **state)
+{
+	struct amb_writer *w;
+	struct got g;
+
+	(void)state;
+	w = begin("system-wide", true, false);
+	sw(100, 51, 0x1, 0);      /* Y sleeps */
+	waking(150, 52, 51);
+	sw(200, 0, 0, 51);        /* Y in */
+	sw(300, 51, 0x10, 0);     /* Y gone */
+	waking(400, 52, 51);      /* a new 51 */
+	sw(500, 0, 0, 51);
+	sw(600, 51, 0x10, 0);
+	finish(w);
+	run(&g, NULL, NULL, NULL);
+	assert_int_equal(g.nr_waits, 2);
+	assert_int_equal(g.waits[0].out_time, 100);
+	assert_int_equal(g.waits[0].in_time, 200);
+	assert_int_equal(g.waits[1].out_time, 0);
+	assert_int_equal(g.waits[1].start, 400);
+	assert_int_equal(g.waits[1].in_time, 500);
+	assert_int_equal(g.nr_runs, 2);
+	assert_int_equal(g.runs[1].wait_out_time, 0);
+	assert_int_equal(g.runs[1].wait_ready_time, 400);
+}
+
 /* A model runs again from the recording's start, as the wall clock's
  * two passes need. */
 static void test_two_runs(void **state)
@@ -583,6 +701,8 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_swapped),
 		cmocka_unit_test(test_system_wide),
+		cmocka_unit_test(test_exit_then_switched_in),
+		cmocka_unit_test(test_tid_reused),
 		cmocka_unit_test(test_two_runs),
 		cmocka_unit_test(test_no_sched_events),
 	};
