@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "analyze/cmd/cmd.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 #include <amber/common.h>
 
@@ -43,6 +44,25 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 			F_PERIOD | F_CPU | F_TRACE | F_ADDR)
 #define LOC_FIELDS (F_IP | F_SYM | F_DSO | F_SRCLINE)
 
+/*
+ * The frames of a sample whose chain the codec named (ana_sample.chain_key)
+ * print as the last sample of that chain printed them, when the thread,
+ * its address space (ana_pipeline_stack_key()) and the cpumode are the
+ * same too: the text is kept per chain in a direct-mapped cache and
+ * written again instead of resolving and formatting every frame.
+ */
+struct chain_text {
+	uint64_t chain_key;            /* 0: empty */
+	uint64_t stack_key;
+	const struct ana_thread *t;
+	uint32_t pid;
+	uint8_t cpumode;
+	char *text;
+	size_t len, cap;
+};
+#define CHAIN_TEXTS 1024               /* a power of two */
+#define CHAIN_TEXT_MAX (16u << 10)     /* longer texts are not kept */
+
 struct script {
 	unsigned fields;
 	unsigned fields_named;         /* named in -F, not just defaults */
@@ -64,6 +84,7 @@ struct script {
 	int data_src_width;    /* the widest data_src text so far (perf pads to it) */
 	time_t tod_sec;        /* the second tod_text shows, or -1 */
 	char tod_text[32];     /* "YYYY-MM-DD HH:MM:SS", local time */
+	struct chain_text *texts;  /* CHAIN_TEXTS, text output only; or NULL */
 };
 
 static const char *loc_dso_path(const struct ana_loc *loc)
@@ -418,6 +439,54 @@ static void print_phys(struct script *sc, struct ana_out *o, const struct ana_sa
 	}
 }
 
+/*
+ * The frames of @smp of @t, one line each: the text of its chain's
+ * cache entry when that matches (struct chain_text), else walked, and
+ * the text kept for the next sample of the chain.
+ */
+static void print_frames(struct script *sc, const struct ana_sample *smp, struct ana_thread *t,
+			 unsigned want)
+{
+	struct chain_text *ct = NULL;
+	struct ana_out_mark mark;
+	uint64_t key = 0;
+	const char *text;
+	size_t len;
+
+	if (sc->texts && smp->chain_key && (key = ana_pipeline_stack_key(sc->p, t, smp))) {
+		ct = &sc->texts[amb_hash_u64(smp->chain_key) & (CHAIN_TEXTS - 1)];
+		if (ct->chain_key == smp->chain_key && ct->stack_key == key && ct->t == t &&
+		    ct->pid == smp->pid && ct->cpumode == smp->cpumode) {
+			ana_out_write(&sc->out, ct->text, ct->len);
+			return;
+		}
+	}
+	if (!ct || !ana_out_mark(&sc->out, 4 * CHAIN_TEXT_MAX, &mark)) {
+		ana_pipeline_walk(sc->p, t, smp, want, sc->max_stack, print_frame, sc);
+		return;
+	}
+	ana_pipeline_walk(sc->p, t, smp, want, sc->max_stack, print_frame, sc);
+	ct->chain_key = 0;
+	text = ana_out_since(&sc->out, &mark, &len);
+	if (!text || len > CHAIN_TEXT_MAX)
+		return;
+	if (len > ct->cap) {
+		char *p = realloc(ct->text, len);
+
+		if (!p)
+			return;
+		ct->text = p;
+		ct->cap = len;
+	}
+	memcpy(ct->text, text, len);
+	ct->len = len;
+	ct->chain_key = smp->chain_key;
+	ct->stack_key = key;
+	ct->t = t;
+	ct->pid = smp->pid;
+	ct->cpumode = smp->cpumode;
+}
+
 static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_thread *t)
 {
 	struct script *sc = ctx;
@@ -518,7 +587,7 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	}
 	ana_out_char(o, '\n');
 	sc->nr_frames = 0;
-	ana_pipeline_walk(sc->p, t, smp, want, sc->max_stack, print_frame, sc);
+	print_frames(sc, smp, t, want);
 	/* perf script: after the chain, on a line of their own. */
 	if (has_phys(sc, smp)) {
 		print_phys(sc, o, smp);
@@ -803,6 +872,8 @@ int ana_cmd_script(int argc, char **argv)
 	ana_out_init(&sc.out, stdout);
 	if (sc.json)
 		ana_out_no_cut(&sc.out);
+	else
+		sc.texts = calloc(CHAIN_TEXTS, sizeof(*sc.texts));   /* NULL: not kept */
 	ana_progress_init(&sc.progress, "script");
 	ana_pipeline_set_progress(sc.p, tick, &sc.progress);
 	err = ana_pipeline_run(sc.p, process_sample,
@@ -819,6 +890,9 @@ int ana_cmd_script(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	for (size_t i = 0; sc.texts && i < CHAIN_TEXTS; i++)
+		free(sc.texts[i].text);
+	free(sc.texts);
 	amb_buf_free(&sc.tmp);
 	ana_intern_free(&sc.names);
 	ana_pipeline_close(sc.p);

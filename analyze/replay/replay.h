@@ -222,8 +222,8 @@ bool ana_session_swapped(const struct ana_session *s);
  * and delivers the records, and @n - 1 workers that decode RING blocks
  * ahead of it; 1: the caller's thread alone, 0 (the default) one per
  * online CPU.  The records, their order and the warnings are the same
- * whatever @n; memory grows by five decoded blocks per worker at most
- * (one decoding, four waiting).
+ * whatever @n; memory grows by four decoded blocks per worker at most
+ * (one decoding, three waiting).
  */
 void ana_session_set_jobs(struct ana_session *s, unsigned n);
 

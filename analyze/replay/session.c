@@ -15,7 +15,7 @@
  * thread and N - 1 workers) the workers of session_pool.c load and decode
  * RING blocks ahead of the merge, in about the order it will need them,
  * while the caller's thread parses and delivers records: each worker
- * decodes one block and has at most four more waiting, and the records,
+ * decodes one block and has at most three more waiting, and the records,
  * their order and every warning are those of the single-threaded run.
  *
  * A block of the sample codec also tells which of its samples share a

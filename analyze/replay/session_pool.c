@@ -4,7 +4,7 @@
  * RING blocks (session_pool.h): worker threads load and decode blocks
  * ahead of session.c's merge, in about the order it will need them, into
  * slots it takes and gives back.  Each worker decodes one block and has at
- * most four more waiting; a block no worker has started is loaded by the
+ * most three more waiting; a block no worker has started is loaded by the
  * merge's own thread when it needs it, so that a full pool never stalls
  * the merge.  The merge parses and delivers the records: their order and
  * every warning are those of the single-threaded run.
@@ -282,12 +282,12 @@ struct block_pool *ana_block_pool_new(struct amb_reader *r, const uint32_t *stre
 	free(head);
 	blocks = head = NULL;
 
-	/* Four decoded blocks per worker wait for the merge, no more: the
+	/* Three decoded blocks per worker wait for the merge, no more: the
 	 * merge takes the streams' blocks in about first_time order, not
 	 * exactly, and with fewer a lone worker idles while the merge still
-	 * reads blocks it took (on 8.1M samples, -j 2: 0.38 s with two, 0.32
-	 * with four or six; 54 MB resident with four). */
-	bp->max_ahead = 4 * nthreads;
+	 * reads blocks it took (on 8.1M samples, -j 2: 0.38 s with two, 0.35
+	 * with three, 0.32 with four, each slot another 2 MiB resident). */
+	bp->max_ahead = 3 * nthreads;
 	for (i = 0; i < nthreads; i++) {
 		if (pthread_create(&bp->threads[i], NULL, pool_worker, bp))
 			break;

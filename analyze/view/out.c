@@ -157,6 +157,7 @@ static void out_fail(struct ana_out *o, int err)
 
 static void out_fwrite(struct ana_out *o, const void *p, size_t n)
 {
+	o->writes++;
 	if (n && fwrite(p, 1, n, o->f) != n)
 		out_fail(o, errno);
 }
@@ -165,6 +166,31 @@ static void out_flush_buf(struct ana_out *o)
 {
 	out_fwrite(o, o->buf, o->len);
 	o->len = 0;
+}
+
+bool ana_out_mark(struct ana_out *o, size_t room, struct ana_out_mark *m)
+{
+	if (o->width || room > ANA_OUT_BUF)
+		return false;
+	if (!o->buf) {
+		o->buf = malloc(ANA_OUT_BUF);
+		o->len = 0;
+		if (!o->buf)
+			return false;
+	}
+	if (ANA_OUT_BUF - o->len < room)
+		out_flush_buf(o);
+	m->pos = o->len;
+	m->writes = o->writes;
+	return true;
+}
+
+const char *ana_out_since(const struct ana_out *o, const struct ana_out_mark *m, size_t *len)
+{
+	if (o->writes != m->writes || !o->buf || o->len < m->pos)
+		return NULL;
+	*len = o->len - m->pos;
+	return o->buf + m->pos;
 }
 
 /* True when the @n bytes at @p print safely, tabs allowed. */

@@ -68,12 +68,32 @@ struct ana_out {
 	size_t len;
 	bool error;
 	int err;               /* errno of the first failure */
+	uint64_t writes;       /* writes to @f so far (struct ana_out_mark) */
+};
+
+/* A place in an ana_out's buffered output (ana_out_mark()). */
+struct ana_out_mark {
+	size_t pos;
+	uint64_t writes;
 };
 
 /* Start output to @f (borrowed); lines are cut when @f is a terminal. */
 void ana_out_init(struct ana_out *o, FILE *f);
 /* Never cut lines (JSON). */
 void ana_out_no_cut(struct ana_out *o);
+/*
+ * Mark in *@m where the next byte written to @o goes, after making room
+ * for @room bytes in its buffer (pending output is written out first when
+ * less is free).  False when @o does not buffer (lines are cut at a
+ * terminal's width) or has no buffer (out of memory).
+ */
+bool ana_out_mark(struct ana_out *o, size_t room, struct ana_out_mark *m);
+/*
+ * What was written to @o since mark @m: a pointer into its buffer, valid
+ * until the next write, and the length in *@len; NULL when some of it has
+ * already gone out.
+ */
+const char *ana_out_since(const struct ana_out *o, const struct ana_out_mark *m, size_t *len);
 /* printf into @o; a failure is remembered for ana_out_finish(). */
 void ana_out_printf(struct ana_out *o, const char *fmt, ...) AMB_PRINTF(2, 3);
 /* @s as a JSON string literal, with the quotes. */

@@ -181,6 +181,60 @@ static void test_large_and_order(void **state)
 	free(chunk);
 }
 
+/* A mark gives back exactly what was written after it while it is all in
+ * the buffer, and NULL once any of it went out; a cut (terminal) output
+ * takes no mark. */
+static void test_mark(void **state)
+{
+	char *chunk = malloc(ANA_OUT_BUF);
+	struct ana_out_mark m;
+	const char *since;
+	struct pair p;
+	size_t len;
+
+	(void)state;
+	assert_non_null(chunk);
+	memset(chunk, 'x', ANA_OUT_BUF);
+	pair_open(&p);
+	ana_out_write(&p.out, "head ", 5);
+	fputs("head ", p.w);
+	assert_true(ana_out_mark(&p.out, 1000, &m));
+	since = ana_out_since(&p.out, &m, &len);
+	assert_non_null(since);
+	assert_int_equal(len, 0);
+	ana_out_printf(&p.out, "%d-%s", 42, "frames");
+	ana_out_char(&p.out, '\n');
+	fputs("42-frames\n", p.w);
+	since = ana_out_since(&p.out, &m, &len);
+	assert_non_null(since);
+	assert_int_equal(len, 10);
+	assert_memory_equal(since, "42-frames\n", 10);
+	/* Room is made by writing out what is pending: the mark is past it. */
+	ana_out_write(&p.out, chunk, ANA_OUT_BUF - 100);
+	fwrite(chunk, 1, ANA_OUT_BUF - 100, p.w);
+	assert_true(ana_out_mark(&p.out, 1000, &m));
+	ana_out_write(&p.out, "abc", 3);
+	fputs("abc", p.w);
+	since = ana_out_since(&p.out, &m, &len);
+	assert_non_null(since);
+	assert_int_equal(len, 3);
+	assert_memory_equal(since, "abc", 3);
+	/* Once something after the mark has gone out: NULL. */
+	ana_out_write(&p.out, chunk, ANA_OUT_BUF);
+	fwrite(chunk, 1, ANA_OUT_BUF, p.w);
+	assert_null(ana_out_since(&p.out, &m, &len));
+	assert_false(ana_out_mark(&p.out, ANA_OUT_BUF + 1, &m));
+	pair_check(&p);
+
+	/* Lines cut at a width: no mark. */
+	pair_open(&p);
+	p.out.width = 40;
+	assert_false(ana_out_mark(&p.out, 10, &m));
+	p.out.width = 0;
+	pair_check(&p);
+	free(chunk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_large_and_order),
+		cmocka_unit_test(test_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
