@@ -159,7 +159,7 @@ mutation codec_time_delta format/codec_sample_dec.c \
 # report reuses what it made of a chain the codec named for another thread.
 mutation chain_memo_any_thread analyze/cmd/report.h \
 	's/if (!same_thread || cm->cpu != smp->cpu/if ((!same_thread \&\& 0) || cm->cpu != smp->cpu/' \
-	"cli:test_codec.sh:codec_record"
+	"cli:test_codec.sh:codec_threads"
 # --time's end no longer included.
 mutation time_filter_end analyze/resolve/filter.c \
 	's/if (time >= f->t_start\[i\] \&\& time <= f->t_end\[i\])/if (time >= f->t_start[i] \&\& time < f->t_end[i])/' \

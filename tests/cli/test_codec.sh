@@ -77,6 +77,36 @@ test_record() {
 	ok codec_record
 }
 
+# Two threads running the same code on one CPU: their samples share chains
+# in the same blocks, so the commands' chain caches (keyed by the codec's
+# chain index) must still tell the threads apart; the zstd copy takes the
+# path without them.
+test_threads() {
+	[ -x "$RECODEC" ] || { skip codec_threads "$RECODEC is not built (make tools)"; return; }
+	if ! taskset -c 0 "$REC" -e cpu-clock -F 2000 -g -o "$T/pin.amber" -- "$W" --threads 2 \
+		--work 30 >/dev/null 2>"$T/pin.err"; then
+		fail codec_threads "amber-rec on one CPU failed: $(tail -n 1 "$T/pin.err")"
+		return
+	fi
+	"$RECODEC" -c zstd "$T/pin.amber" "$T/pin-zstd.amber" || { fail codec_threads "recodec failed"; return; }
+	for _f in pin pin-zstd; do
+		mkdir -p "$T/$_f"
+		"$ANA" report -s tid,comm,dso,sym "$T/$_f.amber" >"$T/$_f/report-keys.txt" 2>/dev/null
+		"$ANA" script -F comm,tid,ip,sym,dso "$T/$_f.amber" >"$T/$_f/script.txt" 2>/dev/null
+	done
+	for _o in report-keys.txt script.txt; do
+		if ! cmp -s "$T/pin/$_o" "$T/pin-zstd/$_o"; then
+			fail codec_threads "$_o differs between the codec and zstd copies"
+			return
+		fi
+	done
+	if [ "$(grep -oE '[0-9]+:worker-[0-9]+' "$T/pin/report-keys.txt" | sort -u | wc -l)" -lt 2 ]; then
+		fail codec_threads "fewer than two threads in the report: $(head -n 20 "$T/pin/report-keys.txt")"
+		return
+	fi
+	ok codec_threads
+}
+
 test_jobs() {
 	[ -s "$T/fp.amber" ] || { skip codec_jobs "no recording"; return; }
 	outputs "$T/fp.amber" "$T/j1" -j 1
@@ -169,6 +199,7 @@ test_dwarf() {
 }
 
 test_record
+test_threads
 test_jobs
 test_compact
 test_damaged
