@@ -461,7 +461,7 @@ static void print_frames(struct script *sc, const struct ana_sample *smp, struct
 			return;
 		}
 	}
-	if (!ct || !ana_out_mark(&sc->out, 4 * CHAIN_TEXT_MAX, &mark)) {
+	if (!ct || !ana_out_mark(&sc->out, CHAIN_TEXT_MAX, &mark)) {
 		ana_pipeline_walk(sc->p, t, smp, want, sc->max_stack, print_frame, sc);
 		return;
 	}

@@ -179,7 +179,7 @@ bool ana_out_mark(struct ana_out *o, size_t room, struct ana_out_mark *m)
 			return false;
 	}
 	if (ANA_OUT_BUF - o->len < room)
-		out_flush_buf(o);
+		return false;
 	m->pos = o->len;
 	m->writes = o->writes;
 	return true;

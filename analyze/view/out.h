@@ -82,10 +82,11 @@ void ana_out_init(struct ana_out *o, FILE *f);
 /* Never cut lines (JSON). */
 void ana_out_no_cut(struct ana_out *o);
 /*
- * Mark in *@m where the next byte written to @o goes, after making room
- * for @room bytes in its buffer (pending output is written out first when
- * less is free).  False when @o does not buffer (lines are cut at a
- * terminal's width) or has no buffer (out of memory).
+ * Mark in *@m where the next byte written to @o goes, when its buffer has
+ * @room bytes free.  False when less is free (a mark never makes output
+ * go out earlier than it would: where output meets stderr stays the
+ * same), when @o does not buffer (lines are cut at a terminal's width)
+ * or has no buffer (out of memory).
  */
 bool ana_out_mark(struct ana_out *o, size_t room, struct ana_out_mark *m);
 /*

@@ -209,10 +209,13 @@ static void test_mark(void **state)
 	assert_non_null(since);
 	assert_int_equal(len, 10);
 	assert_memory_equal(since, "42-frames\n", 10);
-	/* Room is made by writing out what is pending: the mark is past it. */
+	/* Less room than asked: no mark, and nothing goes out for it. */
 	ana_out_write(&p.out, chunk, ANA_OUT_BUF - 100);
 	fwrite(chunk, 1, ANA_OUT_BUF - 100, p.w);
-	assert_true(ana_out_mark(&p.out, 1000, &m));
+	assert_int_equal(p.out.writes, 0);
+	assert_false(ana_out_mark(&p.out, 1000, &m));
+	assert_int_equal(p.out.writes, 0);
+	assert_true(ana_out_mark(&p.out, 10, &m));
 	ana_out_write(&p.out, "abc", 3);
 	fputs("abc", p.w);
 	since = ana_out_since(&p.out, &m, &len);
