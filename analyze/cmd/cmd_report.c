@@ -741,11 +741,11 @@ int ana_cmd_report(int argc, char **argv)
 	r.cg_ends = malloc(MAX_FRAMES * sizeof(*r.cg_ends));
 	r.memos.key = malloc(MEMO_MAX_WORDS * sizeof(*r.memos.key));
 	r.memo_on = r.fast_keys;
+	/* A cache in front of the memos: without memory, samples go without. */
 	if (r.memo_on && ana_report_chain_memo_usable(&r))
 		r.memos.by_chain = calloc(CHAIN_MEMOS, sizeof(*r.memos.by_chain));
 	if (!r.frames || !r.cg_path || !r.cg_names_tmp || !r.stack_entries || !r.stack_pos ||
-	    !r.cg_ends || !r.memos.key ||
-	    (r.memo_on && ana_report_chain_memo_usable(&r) && !r.memos.by_chain))
+	    !r.cg_ends || !r.memos.key)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	if (r.time ? open_offcpu(&r, path) : ana_cmd_open("report", path, &r.opts, &r.p))
 		return free_report(&r, 1);

@@ -196,6 +196,22 @@ unsigned ana_block_pool_jobs(unsigned asked)
 	return n > 1 ? (unsigned)AMB_MIN(n, 256) : 1;
 }
 
+/* The index of stream @id in the @n sorted ids @streams (it is there). */
+static size_t stream_index(const uint32_t *streams, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo + 1 < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (streams[mid] <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Start @nthreads workers over the RING blocks of @r's @nstreams streams
  * @streams (sorted ids).  The schedule merges the streams' block lists on
@@ -231,36 +247,12 @@ struct block_pool *ana_block_pool_new(struct amb_reader *r, const uint32_t *stre
 
 	/* Each stream's blocks, grouped by stream in file order. */
 	memset(count, 0, nstreams * sizeof(*count));
-	amb_reader_for_each_block(r, &f, i) {
-		uint32_t id = amb_reader_block(r, i)->stream;
-		size_t lo = 0, hi = nstreams;
-
-		while (lo + 1 < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (streams[mid] <= id)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		count[lo]++;
-	}
+	amb_reader_for_each_block(r, &f, i)
+		count[stream_index(streams, nstreams, amb_reader_block(r, i)->stream)]++;
 	for (i = 0; i < nstreams; i++)
 		first[i] = head[i] = i ? first[i - 1] + count[i - 1] : 0;
-	amb_reader_for_each_block(r, &f, i) {
-		uint32_t id = amb_reader_block(r, i)->stream;
-		size_t lo = 0, hi = nstreams;
-
-		while (lo + 1 < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (streams[mid] <= id)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		blocks[head[lo]++] = i;
-	}
+	amb_reader_for_each_block(r, &f, i)
+		blocks[head[stream_index(streams, nstreams, amb_reader_block(r, i)->stream)]++] = i;
 	/* Merge them on first_time; ties keep stream order. */
 	for (i = 0; i < nstreams; i++)
 		head[i] = first[i];
