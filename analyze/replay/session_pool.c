@@ -3,11 +3,13 @@
  * analyze/replay/session_pool.c - the parallel decoding of a session's
  * RING blocks (session_pool.h): worker threads load and decode blocks
  * ahead of session.c's merge, in about the order it will need them, into
- * slots it takes and gives back.  Each worker decodes one block and has at
- * most three more waiting; a block no worker has started is loaded by the
- * merge's own thread when it needs it, so that a full pool never stalls
- * the merge.  The merge parses and delivers the records: their order and
- * every warning are those of the single-threaded run.
+ * slots it takes and gives back, at most four per worker decoding or
+ * waiting.  The merge's own thread decodes too: a block no worker has
+ * started when the merge needs it (so that a full pool never stalls the
+ * merge), and later blocks while the one it needs is still being decoded
+ * (so that when decoding is the slower half, both threads share it).  The
+ * merge parses and delivers the records: their order and every warning
+ * are those of the single-threaded run.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -88,36 +90,53 @@ static void slot_load(struct block_pool *bp, const struct block_job *j, struct b
 	sl->err = amb_reader_load(bp->r, j->block, sl->pl, &sl->data, &sl->len);
 }
 
+/* Move bp->next past the jobs started already (the caller's thread loads
+ * jobs too).  Under the lock. */
+static void skip_started(struct block_pool *bp)
+{
+	while (bp->next < bp->nr_jobs && bp->jobs[bp->next].state != JOB_WAITING)
+		bp->next++;
+}
+
+/*
+ * Decode job bp->next, which is waiting, into a new slot for the merge to
+ * take; false without memory for a slot.  Called under the lock, which is
+ * let go while the block loads.
+ */
+static bool run_next(struct block_pool *bp)
+{
+	struct block_slot *sl = slot_get(bp);
+	struct block_job *j;
+
+	if (!sl)
+		return false;
+	j = &bp->jobs[bp->next++];
+	j->state = JOB_RUNNING;
+	bp->ahead++;
+	pthread_mutex_unlock(&bp->lock);
+	slot_load(bp, j, sl);
+	pthread_mutex_lock(&bp->lock);
+	j->slot = sl;
+	j->state = JOB_DONE;
+	pthread_cond_broadcast(&bp->done);
+	return true;
+}
+
 static void *pool_worker(void *arg)
 {
 	struct block_pool *bp = arg;
 
 	pthread_mutex_lock(&bp->lock);
 	for (;;) {
-		struct block_slot *sl;
-		struct block_job *j;
-
-		/* The caller's thread may have loaded a job itself. */
-		while (bp->next < bp->nr_jobs && bp->jobs[bp->next].state != JOB_WAITING)
-			bp->next++;
+		skip_started(bp);
 		if (bp->stop || bp->next == bp->nr_jobs)
 			break;
 		if (bp->ahead >= bp->max_ahead) {
 			pthread_cond_wait(&bp->work, &bp->lock);
 			continue;
 		}
-		sl = slot_get(bp);
-		if (!sl)
-			break;  /* the caller's thread loads what is left */
-		j = &bp->jobs[bp->next++];
-		j->state = JOB_RUNNING;
-		bp->ahead++;
-		pthread_mutex_unlock(&bp->lock);
-		slot_load(bp, j, sl);
-		pthread_mutex_lock(&bp->lock);
-		j->slot = sl;
-		j->state = JOB_DONE;
-		pthread_cond_broadcast(&bp->done);
+		if (!run_next(bp))
+			break;  /* no memory: the caller's thread loads what is left */
 	}
 	pthread_mutex_unlock(&bp->lock);
 	return NULL;
@@ -125,9 +144,10 @@ static void *pool_worker(void *arg)
 
 /*
  * The slot of job @k, which the caller's thread needs now: decoded by a
- * worker (waiting for it if one is at it), or loaded here when no worker
- * has started it, so that a full pool never stalls the merge.  NULL
- * without memory.
+ * worker (while one is at it, this thread decodes later blocks, room
+ * ahead permitting, and waits only when there is none), or loaded here
+ * when no worker has started it, so that a full pool never stalls the
+ * merge.  NULL without memory.
  */
 struct block_slot *ana_block_pool_take(struct block_pool *bp, size_t k)
 {
@@ -135,8 +155,14 @@ struct block_slot *ana_block_pool_take(struct block_pool *bp, size_t k)
 	struct block_slot *sl;
 
 	pthread_mutex_lock(&bp->lock);
-	while (j->state == JOB_RUNNING)
+	while (j->state == JOB_RUNNING) {
+		/* Rather than wait for a worker, decode a later block: when
+		 * decoding is the slower half, both threads share it. */
+		skip_started(bp);
+		if (bp->next < bp->nr_jobs && bp->ahead < bp->max_ahead && run_next(bp))
+			continue;
 		pthread_cond_wait(&bp->done, &bp->lock);
+	}
 	if (j->state == JOB_DONE) {
 		sl = j->slot;
 		bp->ahead--;
@@ -274,12 +300,13 @@ struct block_pool *ana_block_pool_new(struct amb_reader *r, const uint32_t *stre
 	free(head);
 	blocks = head = NULL;
 
-	/* Three decoded blocks per worker wait for the merge, no more: the
-	 * merge takes the streams' blocks in about first_time order, not
-	 * exactly, and with fewer a lone worker idles while the merge still
-	 * reads blocks it took (on 8.1M samples, -j 2: 0.38 s with two, 0.35
-	 * with three, 0.32 with four, each slot another 2 MiB resident). */
-	bp->max_ahead = 3 * nthreads;
+	/* Four blocks per worker decoding or decoded ahead of the merge, no
+	 * more: the merge takes the streams' blocks in about first_time
+	 * order, not exactly, and with fewer the decoding threads idle while
+	 * the merge still reads blocks it took (-j 2, the merge helping: on
+	 * 8.1M samples 0.33 s with three, 0.31 with four; on 1.9M 0.083 and
+	 * 0.080; each slot another 2 MiB resident). */
+	bp->max_ahead = 4 * nthreads;
 	for (i = 0; i < nthreads; i++) {
 		if (pthread_create(&bp->threads[i], NULL, pool_worker, bp))
 			break;

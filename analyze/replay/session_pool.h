@@ -54,8 +54,9 @@ const size_t *ana_block_pool_stream_jobs(const struct block_pool *bp);
 size_t ana_block_pool_block(const struct block_pool *bp, size_t k);
 
 /* The slot of job @k, which the caller's thread needs now: decoded by a
- * worker (waited for), or loaded here; taken once, given back with
- * ana_block_pool_put().  NULL without memory. */
+ * worker (this thread decodes later jobs meanwhile, or waits), or loaded
+ * here; taken once, given back with ana_block_pool_put().  NULL without
+ * memory. */
 struct block_slot *ana_block_pool_take(struct block_pool *bp, size_t k);
 
 /* Give back a slot ana_block_pool_take() returned (NULL accepted). */
