@@ -801,7 +801,9 @@ int ana_cmd_mem(int argc, char **argv)
 		goto out;
 	}
 	ana_progress_init(&m.progress, "mem");
-	ana_pipeline_set_progress(m.p, tick, &m.progress);
+	/* Off a terminal the counter shows nothing: no call per record. */
+	if (m.progress.tty)
+		ana_pipeline_set_progress(m.p, tick, &m.progress);
 	err = ana_pipeline_run(m.p, process_sample, NULL, &m);
 	ana_progress_done(&m.progress);
 	if (err < 0) {

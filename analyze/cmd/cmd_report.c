@@ -768,7 +768,9 @@ int ana_cmd_report(int argc, char **argv)
 		ana_out_no_cut(&out);
 	if (!r.header_only) {
 		ana_progress_init(&r.progress, "report");
-		ana_pipeline_set_progress(r.p, tick, &r.progress);
+		/* Off a terminal the counter shows nothing: no call per record. */
+		if (r.progress.tty)
+			ana_pipeline_set_progress(r.p, tick, &r.progress);
 		if (r.time)
 			err = ana_offcpu_run(r.oc, process_sample, &r);
 		else

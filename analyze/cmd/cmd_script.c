@@ -875,7 +875,9 @@ int ana_cmd_script(int argc, char **argv)
 	else
 		sc.texts = calloc(CHAIN_TEXTS, sizeof(*sc.texts));   /* NULL: not kept */
 	ana_progress_init(&sc.progress, "script");
-	ana_pipeline_set_progress(sc.p, tick, &sc.progress);
+	/* Off a terminal the counter shows nothing: no call per record. */
+	if (sc.progress.tty)
+		ana_pipeline_set_progress(sc.p, tick, &sc.progress);
 	err = ana_pipeline_run(sc.p, process_sample,
 			       sc.task_events || sc.mmap_events ? process_other : NULL, &sc);
 	ana_progress_done(&sc.progress);

@@ -19,6 +19,7 @@ struct ana_pipeline {
 	struct ana_filter filter;        /* o->filter with this recording's time state */
 	struct ana_field_filter ff;      /* o->ff's terms, this pipeline's scratch */
 	bool frame_filter;               /* --dso or --sym: look at the first frame */
+	bool thread_filter;              /* --pid, --tid, --comm, --cpu or a field filter */
 	struct ana_session *s;
 	struct ana_dso_table *dsos;
 	struct ana_embed *embed;
@@ -39,11 +40,14 @@ struct ana_pipeline {
 	 * gives again while a thread's pid stays: samples of the CPUs
 	 * interleave, each in runs of a few threads.  An entry holds while
 	 * its gen is thread_gen, which every other record moves on (a record
-	 * that is not a sample may change the threads). */
+	 * that is not a sample may change the threads).  space_gen is the
+	 * thread's ana_machine_space_gen(), which only those records change:
+	 * the stack key of its samples without a stack copy. */
 	struct {
 		struct ana_thread *t;
 		uint32_t tid;
 		uint64_t gen;
+		uint64_t space_gen;
 	} threads[THREAD_CACHE];
 	uint64_t thread_gen;
 };
@@ -131,6 +135,8 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	p->ff.terms = o->ff.terms;
 	p->ff.nr = o->ff.nr;
 	p->frame_filter = o->filter.dsos || o->filter.syms;
+	p->thread_filter = o->filter.nr_pids || o->filter.nr_tids || o->filter.comms ||
+			   o->filter.cpus || o->ff.nr;
 	err = ana_session_open(path, &p->s);
 	if (err) {
 		/* The session's own detail (a perf.data) or the reader's (a FIFO,
@@ -239,7 +245,7 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	}
 	s = &rec->u.sample;
 	p->st.samples++;
-	if (!ana_filter_time(&p->filter, s->time))
+	if (p->filter.time_spec && !ana_filter_time(&p->filter, s->time))
 		goto filtered;
 	if (p->event && (!s->evt || (s->evt != p->event && strcmp(s->evt->name, p->event->name))))
 		return 0;
@@ -255,8 +261,10 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		p->threads[slot].t = t;
 		p->threads[slot].tid = s->tid;
 		p->threads[slot].gen = p->thread_gen;
+		p->threads[slot].space_gen = ana_machine_space_gen(p->m, t);
 	}
-	if (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s))
+	if (p->thread_filter &&
+	    (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s)))
 		goto filtered;
 	if (p->frame_filter && !ana_pipeline_first_frame_passes(p, &p->filter, t, s))
 		goto filtered;
@@ -336,6 +344,13 @@ unsigned ana_pipeline_walk(struct ana_pipeline *p, struct ana_thread *t,
 uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_thread *t,
 				const struct ana_sample *s)
 {
+	unsigned slot = s->tid % THREAD_CACHE;
+
+	/* ana_stack_key() without a stack copy, as on_record() remembered it
+	 * for the thread of the sample it hands over. */
+	if (!s->user_stack && t && p->threads[slot].t == t && p->threads[slot].tid == s->tid &&
+	    p->threads[slot].gen == p->thread_gen)
+		return p->threads[slot].space_gen;
 	return ana_stack_key(p->m, p->u, t, s);
 }
 
