@@ -15,16 +15,18 @@
 # files by path here) and once with amber-rec with the same settings;
 # BENCH_ANALYZE_WORK (900, about 400K samples on a 2-core machine)
 # sets its --work.  Each analyzer run is repeated BENCH_REPEAT times (3),
-# stdout to /dev/null, and the best wall time and the peak RSS of that run
-# are shown (/usr/bin/time -f '%e %M').  The two recorders do not capture
+# stdout to /dev/null, and the best wall time (to the millisecond, from
+# GNU date's nanoseconds: /usr/bin/time's %e has two decimals, a tenth of
+# a fast report) and the peak RSS of that run (/usr/bin/time -f %M) are
+# shown.  The two recorders do not capture
 # the same number of samples, so the speedup is given twice: as perf's
 # wall time over amber's, and as amber's samples per second over perf's
 # (the fair one when the counts differ).
 #
 # The memory check: amber on a recording 10x shorter (--work / 10), whose
 # peak RSS must be at least 1/1.5 of the full one's, both with -j 1.  With
-# more jobs each decoding worker holds up to four decoded blocks (one
-# decoding, three waiting: analyze/replay/session_pool.c), a fixed cost
+# more jobs each decoding worker holds up to four blocks decoding or
+# decoded (analyze/replay/session_pool.c), a fixed cost
 # that a short recording with fewer blocks never reaches; the rows at the
 # default -j show it, the check on one thread shows whether memory grows
 # with the recording.
@@ -98,8 +100,11 @@ measure() {
 	: >"$TMP/runs"
 	r=0
 	while [ $r -lt "$REPEAT" ]; do
-		if /usr/bin/time -f '%e %M' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
-			tail -n 1 "$TMP/time" >>"$TMP/runs"
+		t0=$(date +%s%N)
+		if /usr/bin/time -f '%M' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
+			t1=$(date +%s%N)
+			awk -v a="$t0" -v b="$t1" -v kb="$(tail -n 1 "$TMP/time")" \
+				'BEGIN { printf "%.3f %s\n", (b - a) / 1e9, kb }' >>"$TMP/runs"
 		else
 			echo "bench analyze: $label failed: $(tail -n 2 "$TMP/err")" >&2
 		fi

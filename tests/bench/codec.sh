@@ -216,13 +216,16 @@ echo "bench codec: 3. decoding: -F 50000 -g, workload --work $BIGWORK; best of $
 "$RECODEC" -c zstd "$TMP/big.amber" "$TMP/big-today.amber" || die "recodec big"
 echo "  $(amber_samples "$TMP/big.amber") samples; $(size "$TMP/big.amber") bytes (today's encoding $(size "$TMP/big-today.amber"))"
 
-# best CMD...: the best wall time of REPEAT runs, output to /dev/null.
+# best CMD...: the best wall time of REPEAT runs in seconds, to the
+# millisecond (GNU date's nanoseconds), output to /dev/null.
 best() {
 	: >"$TMP/runs"
 	r=0
 	while [ $r -lt "$REPEAT" ]; do
-		/usr/bin/time -f '%e' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err" &&
-			tail -n 1 "$TMP/time" >>"$TMP/runs"
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>"$TMP/err" &&
+			awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f\n", (b - a) / 1e9 }' \
+				>>"$TMP/runs"
 		r=$((r + 1))
 	done
 	sort -g "$TMP/runs" | head -n 1
