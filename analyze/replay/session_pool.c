@@ -84,10 +84,14 @@ void ana_block_pool_put(struct block_pool *bp, struct block_slot *sl)
 	pthread_mutex_unlock(&bp->lock);
 }
 
-/* Load job @j into @sl (outside the lock: one reader serves every thread). */
-static void slot_load(struct block_pool *bp, const struct block_job *j, struct block_slot *sl)
+/* Load job @j into @sl, the job running meanwhile.  Called under the lock,
+ * let go while the block loads (one reader serves every thread). */
+static void job_load(struct block_pool *bp, struct block_job *j, struct block_slot *sl)
 {
+	j->state = JOB_RUNNING;
+	pthread_mutex_unlock(&bp->lock);
 	sl->err = amb_reader_load(bp->r, j->block, sl->pl, &sl->data, &sl->len);
+	pthread_mutex_lock(&bp->lock);
 }
 
 /* Move bp->next past the jobs started already (the caller's thread loads
@@ -100,8 +104,7 @@ static void skip_started(struct block_pool *bp)
 
 /*
  * Decode job bp->next, which is waiting, into a new slot for the merge to
- * take; false without memory for a slot.  Called under the lock, which is
- * let go while the block loads.
+ * take; false without memory for a slot.  Under the lock (job_load()).
  */
 static bool run_next(struct block_pool *bp)
 {
@@ -111,11 +114,8 @@ static bool run_next(struct block_pool *bp)
 	if (!sl)
 		return false;
 	j = &bp->jobs[bp->next++];
-	j->state = JOB_RUNNING;
 	bp->ahead++;
-	pthread_mutex_unlock(&bp->lock);
-	slot_load(bp, j, sl);
-	pthread_mutex_lock(&bp->lock);
+	job_load(bp, j, sl);
 	j->slot = sl;
 	j->state = JOB_DONE;
 	pthread_cond_broadcast(&bp->done);
@@ -169,12 +169,8 @@ struct block_slot *ana_block_pool_take(struct block_pool *bp, size_t k)
 		pthread_cond_broadcast(&bp->work);
 	} else {
 		sl = slot_get(bp);
-		if (sl) {
-			j->state = JOB_RUNNING;
-			pthread_mutex_unlock(&bp->lock);
-			slot_load(bp, j, sl);
-			pthread_mutex_lock(&bp->lock);
-		}
+		if (sl)
+			job_load(bp, j, sl);
 	}
 	j->state = JOB_TAKEN;
 	j->slot = NULL;
