@@ -82,6 +82,15 @@ void amb_index_entry_decode(const uint8_t *buf, struct amb_block_info *bi);
 /* XXH3-64, seed 0, of @len bytes: the one checksum of the format (§1). */
 uint64_t amb_checksum(const void *p, size_t len);
 
+/* GCC on x86-64 builds an AVX2 copy of XXH3 (checksum_x86.c), which
+ * amb_checksum() uses where the CPU has AVX2. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define AMB_CHECKSUM_AVX2 1
+uint64_t amb_checksum_avx2(const void *p, size_t len);
+#else
+#define AMB_CHECKSUM_AVX2 0
+#endif
+
 /* ---- io (header.c) ------------------------------------------------------- */
 
 /* pread exactly @n bytes at @off, retrying on EINTR and short reads.

@@ -17,6 +17,10 @@
 
 uint64_t amb_checksum(const void *p, size_t len)
 {
+#if AMB_CHECKSUM_AVX2
+	if (__builtin_cpu_supports("avx2"))
+		return amb_checksum_avx2(p, len);
+#endif
 	return XXH3_64bits(p, len);
 }
 

@@ -5,11 +5,40 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
+#include <xxhash.h>
 
 #include "format/format_internal.h"
 #include "tests/unit/format/fmt_test.h"
+
+/* amb_checksum() is XXH3-64 of seed 0 (FORMAT.md §1) whichever copy of
+ * XXH3 it runs (checksum_x86.c): libxxhash's answer for every length up
+ * to three SIMD blocks' worth and then some, and for a large buffer. */
+static void test_checksum(void **state)
+{
+	size_t n = (1u << 20) + 13, len;
+	uint8_t *b = malloc(n);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	assert_non_null(b);
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b[i] = (uint8_t)x;
+	}
+	assert_true(amb_checksum("", 0) == 0x2d06800538d394c2ull);
+	for (len = 0; len <= 3000; len++)
+		assert_true(amb_checksum(b + len % 7, len) == XXH3_64bits(b + len % 7, len));
+	assert_true(amb_checksum(b, n) == XXH3_64bits(b, n));
+#if AMB_CHECKSUM_AVX2
+	if (__builtin_cpu_supports("avx2"))
+		for (len = 0; len <= 3000; len += 97)
+			assert_true(amb_checksum_avx2(b + 1, len) == XXH3_64bits(b + 1, len));
+#endif
+	free(b);
+}
 
 static void test_file_header(void **state)
 {
@@ -183,6 +212,7 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checksum),
 		cmocka_unit_test(test_file_header),
 		cmocka_unit_test(test_file_header_longer),
 		cmocka_unit_test(test_block_header),
