@@ -180,9 +180,14 @@ const char *ana_parser_errmsg(const struct ana_parser *p)
 	return p->errmsg;
 }
 
+/* What both parsers of a record (ana_parse_record()'s path for samples of
+ * a common layout and parse_record()) inline. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* The layout of @evt's records (the first event's when NULL).  Recordings
  * have few events, mostly one: the last one's layout is kept. */
-static const struct amb_perf_layout *layout_of(struct ana_parser *p, const struct ana_event *evt)
+static ALWAYS_INLINE const struct amb_perf_layout *layout_of(struct ana_parser *p,
+							     const struct ana_event *evt)
 {
 	if (!evt)
 		return &p->base;
@@ -309,7 +314,7 @@ static bool rd_str(struct rd *r, const char **out)
  * layout says.  Without any id the recording has one event, the first.
  * @rec/@size is the whole record.
  */
-static const struct ana_event *find_event(struct ana_parser *p, uint32_t type,
+static ALWAYS_INLINE const struct ana_event *find_event(struct ana_parser *p, uint32_t type,
 					  const uint8_t *rec, size_t size, uint64_t *id)
 {
 	const struct amb_perf_layout *l = &p->base;
@@ -580,8 +585,6 @@ static void rec_reset(struct ana_record *rec)
 	rec->stream = AMB_STREAM_NONE;
 }
 
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-
 static ALWAYS_INLINE uint64_t ld64(const uint8_t *b, int16_t off)
 {
 	uint64_t v = 0;
@@ -658,7 +661,7 @@ static ALWAYS_INLINE int parse_simple_as(struct ana_parser *p, const struct simp
 	return h->size;
 }
 
-static int parse_simple(struct ana_parser *p, const struct simple_layout *sl,
+static ALWAYS_INLINE int parse_simple(struct ana_parser *p, const struct simple_layout *sl,
 			const struct perf_event_header *h, const uint8_t *b,
 			const struct ana_event *evt, struct ana_record *rec)
 {
@@ -667,8 +670,10 @@ static int parse_simple(struct ana_parser *p, const struct simple_layout *sl,
 	return parse_simple_as(p, sl, h, b, evt, rec);
 }
 
-int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
-		     struct ana_record *rec)
+/* ana_parse_record() for every record: either byte order, in place or
+ * copied, samples of any layout and the other types. */
+static __attribute__((noinline)) int parse_record(struct ana_parser *p, const uint8_t *data,
+						  size_t len, struct ana_record *rec)
 {
 	const struct amb_perf_layout *l;
 	const struct perf_event_attr *a;
@@ -770,6 +775,34 @@ int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
 	if (!rec->id)
 		rec->id = id;
 	return h.size;
+}
+
+int ana_parse_record(struct ana_parser *p, const uint8_t *data, size_t len,
+		     struct ana_record *rec)
+{
+	struct perf_event_header h;
+
+	/* Most records are samples of a common layout in host order, read in
+	 * place: parsed here, in a function small enough to need almost no
+	 * stack frame (a sample in 114 instructions, not 130). */
+	if (p->borrow && !p->swap && len >= sizeof(h) && !((uintptr_t)data % 8)) {
+		memcpy(&h, data, sizeof(h));
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) && h.size <= len) {
+			const struct ana_event *evt;
+			const struct simple_layout *sl;
+			uint64_t id;
+			int n;
+
+			evt = find_event(p, h.type, data, h.size, &id);
+			layout_of(p, evt);
+			sl = evt ? &p->simple : &p->base_simple;
+			if (sl->ok && (n = parse_simple(p, sl, &h, data, evt, rec)) > 0) {
+				p->errmsg[0] = '\0';
+				return n;
+			}
+		}
+	}
+	return parse_record(p, data, len, rec);
 }
 
 const char *ana_record_type_name(uint32_t type)

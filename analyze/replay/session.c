@@ -778,6 +778,21 @@ static uint64_t chain_key(const struct stream_cur *c)
 	return (uint64_t)(c->block + 1) << 32 | ci;
 }
 
+/* The record at c->pos did not parse (@err): said, and the rest of its
+ * block skipped.  Out of line: cur_advance() stays small. */
+static __attribute__((noinline)) void cur_bad_record(struct ana_session *s, struct stream_cur *c,
+						      int err)
+{
+	const struct amb_block_info *bi = amb_reader_block(s->r, c->block);
+	char where[64];
+
+	block_where(bi, where, sizeof(where));
+	amb_warn("%s: %s: record at payload offset %zu: %s (%s); rest of the block skipped",
+		 s->path, where, c->pos, amb_strerror(err), ana_parser_errmsg(c->parser));
+	s->stats.bad_records++;
+	c->pos = c->len;
+}
+
 /*
  * Parse the next record of @c into c->rec, moving to later blocks as needed;
  * sets c->done at the end.  A record that does not parse is reported once
@@ -798,15 +813,7 @@ static void cur_advance(struct ana_session *s, struct stream_cur *c)
 		}
 		ret = ana_parse_record(c->parser, c->data + c->pos, c->len - c->pos, &c->rec);
 		if (ret < 0) {
-			const struct amb_block_info *bi = amb_reader_block(s->r, c->block);
-			char where[64];
-
-			block_where(bi, where, sizeof(where));
-			amb_warn("%s: %s: record at payload offset %zu: %s (%s); rest of the "
-				 "block skipped", s->path, where, c->pos, amb_strerror(ret),
-				 ana_parser_errmsg(c->parser));
-			s->stats.bad_records++;
-			c->pos = c->len;
+			cur_bad_record(s, c, ret);
 			continue;
 		}
 		c->pos += (size_t)ret;

@@ -45,7 +45,7 @@ struct ana_pipeline {
 	 * the stack key of its samples without a stack copy. */
 	struct {
 		struct ana_thread *t;
-		uint32_t tid;
+		uint32_t tid, pid;      /* pid: the thread's, ana_thread_pid() */
 		uint64_t gen;
 		uint64_t space_gen;
 	} threads[THREAD_CACHE];
@@ -226,23 +226,49 @@ bool ana_pipeline_first_frame_passes(struct ana_pipeline *p, const struct ana_fi
 	       ana_filter_frame(f, &ff.loc, ana_loc_sym_name(&ff.loc, buf, sizeof(buf)));
 }
 
+/* A record that is not a sample: the machine keeps up with it, then the
+ * command's own callback, if any.  Out of line, as thread_miss(): the
+ * path of samples, on_record(), stays small. */
+static __attribute__((noinline)) int on_other(struct ana_pipeline *p, const struct ana_record *rec)
+{
+	int err;
+
+	p->thread_gen++;
+	err = ana_machine_process(p->m, rec);
+	if (err || !p->other)
+		return err;
+	return p->other(p->ctx, rec);
+}
+
+/* The thread of sample @s, not in p->threads[@slot]: looked up, and
+ * remembered there.  NULL without memory. */
+static __attribute__((noinline)) struct ana_thread *thread_miss(struct ana_pipeline *p,
+								 const struct ana_sample *s,
+								 unsigned slot)
+{
+	struct ana_thread *t = ana_machine_thread(p->m, s->pid, s->tid);
+
+	if (t) {
+		p->threads[slot].t = t;
+		p->threads[slot].tid = s->tid;
+		p->threads[slot].pid = ana_thread_pid(t);
+		p->threads[slot].gen = p->thread_gen;
+		p->threads[slot].space_gen = ana_machine_space_gen(p->m, t);
+	}
+	return t;
+}
+
 static int on_record(void *ctx, const struct ana_record *rec)
 {
 	struct ana_pipeline *p = ctx;
 	const struct ana_sample *s;
 	struct ana_thread *t;
 	unsigned slot;
-	int err;
 
 	if (p->progress)
 		p->progress(p->progress_ctx);
-	if (rec->type != PERF_RECORD_SAMPLE) {
-		p->thread_gen++;
-		err = ana_machine_process(p->m, rec);
-		if (err || !p->other)
-			return err;
-		return p->other(p->ctx, rec);
-	}
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return on_other(p, rec);
 	s = &rec->u.sample;
 	p->st.samples++;
 	if (p->filter.time_spec && !ana_filter_time(&p->filter, s->time))
@@ -253,16 +279,10 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	p->ev_samples[s->evt ? s->evt->index : ana_session_event_count(p->s)]++;
 	slot = s->tid % THREAD_CACHE;
 	t = p->threads[slot].t;
-	if (p->threads[slot].gen != p->thread_gen || p->threads[slot].tid != s->tid ||
-	    (s->pid != ana_thread_pid(t) && s->pid != UINT32_MAX)) {
-		t = ana_machine_thread(p->m, s->pid, s->tid);
-		if (!t)
-			return -ENOMEM;
-		p->threads[slot].t = t;
-		p->threads[slot].tid = s->tid;
-		p->threads[slot].gen = p->thread_gen;
-		p->threads[slot].space_gen = ana_machine_space_gen(p->m, t);
-	}
+	if ((p->threads[slot].gen != p->thread_gen || p->threads[slot].tid != s->tid ||
+	     (s->pid != p->threads[slot].pid && s->pid != UINT32_MAX)) &&
+	    !(t = thread_miss(p, s, slot)))
+		return -ENOMEM;
 	if (p->thread_filter &&
 	    (!ana_filter_thread(&p->filter, s, t) || !ana_field_filter_pass(&p->ff, p->tp, s)))
 		goto filtered;
