@@ -727,9 +727,9 @@ static int prepare(struct mem *m, const char *path)
 	return m->by_node && m->locality && m->matrix ? 0 : -ENOMEM;
 }
 
-static void tick(void *ctx)
+static void tick(void *ctx, uint64_t records)
 {
-	ana_progress_tick(ctx);
+	ana_progress_show(ctx, records);
 }
 
 static void mem_free(struct mem *m)
@@ -801,9 +801,7 @@ int ana_cmd_mem(int argc, char **argv)
 		goto out;
 	}
 	ana_progress_init(&m.progress, "mem");
-	/* Off a terminal the counter shows nothing: no call per record. */
-	if (m.progress.tty)
-		ana_pipeline_set_progress(m.p, tick, &m.progress);
+	ana_pipeline_set_progress(m.p, tick, &m.progress);
 	err = ana_pipeline_run(m.p, process_sample, NULL, &m);
 	ana_progress_done(&m.progress);
 	if (err < 0) {

@@ -303,9 +303,9 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	return err;
 }
 
-static void tick(void *ctx)
+static void tick(void *ctx, uint64_t records)
 {
-	ana_progress_tick(ctx);
+	ana_progress_show(ctx, records);
 }
 
 /* ---- options ------------------------------------------------------------------ */
@@ -768,9 +768,7 @@ int ana_cmd_report(int argc, char **argv)
 		ana_out_no_cut(&out);
 	if (!r.header_only) {
 		ana_progress_init(&r.progress, "report");
-		/* Off a terminal the counter shows nothing: no call per record. */
-		if (r.progress.tty)
-			ana_pipeline_set_progress(r.p, tick, &r.progress);
+		ana_pipeline_set_progress(r.p, tick, &r.progress);
 		if (r.time)
 			err = ana_offcpu_run(r.oc, process_sample, &r);
 		else

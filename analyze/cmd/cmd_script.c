@@ -597,9 +597,9 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	return 0;
 }
 
-static void tick(void *ctx)
+static void tick(void *ctx, uint64_t records)
 {
-	ana_progress_tick(ctx);
+	ana_progress_show(ctx, records);
 }
 
 /* The record types --show-task-events and --show-mmap-events show. */
@@ -875,9 +875,7 @@ int ana_cmd_script(int argc, char **argv)
 	else
 		sc.texts = calloc(CHAIN_TEXTS, sizeof(*sc.texts));   /* NULL: not kept */
 	ana_progress_init(&sc.progress, "script");
-	/* Off a terminal the counter shows nothing: no call per record. */
-	if (sc.progress.tty)
-		ana_pipeline_set_progress(sc.p, tick, &sc.progress);
+	ana_pipeline_set_progress(sc.p, tick, &sc.progress);
 	err = ana_pipeline_run(sc.p, process_sample,
 			       sc.task_events || sc.mmap_events ? process_other : NULL, &sc);
 	ana_progress_done(&sc.progress);

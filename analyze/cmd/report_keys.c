@@ -286,6 +286,9 @@ void ana_report_key_identity(const struct report *r, const struct ana_sample *sm
 			id[1] = 0;
 			break;
 		case SK_SYM:
+		case SK_SYM_SIZE:
+			/* A symbol's name string is its own (symbol tables,
+			 * KSYMS): it names its size too. */
 			id[0] = f ? (uintptr_t)f->name : 0;
 			id[1] = f ? f->loc.kernel : 0;
 			break;
@@ -296,12 +299,6 @@ void ana_report_key_identity(const struct report *r, const struct ana_sample *sm
 		case SK_EVENT:
 			id[0] = (uintptr_t)smp->evt;
 			id[1] = 0;
-			break;
-		case SK_SYM_SIZE:
-			/* A symbol's name string is its own (symbol tables,
-			 * KSYMS): it names its size too. */
-			id[0] = f ? (uintptr_t)f->name : 0;
-			id[1] = f ? f->loc.kernel : 0;
 			break;
 		case SK_TIME:
 			id[0] = smp->time / r->time_quantum;

@@ -688,7 +688,8 @@ static const struct ana_event *lookup_cb(void *ctx, uint64_t id)
 	return ana_session_event_by_id(ctx, id);
 }
 
-static inline __attribute__((always_inline)) void count_record(struct ana_session *s, const struct ana_record *rec)
+static inline __attribute__((always_inline)) void count_record(struct ana_session *s,
+							       const struct ana_record *rec)
 {
 	struct ana_session_stats *st = &s->stats;
 
@@ -873,7 +874,8 @@ static bool heap_less(struct stream_cur *const *h, size_t a, size_t b)
 	return h[a] < h[b];
 }
 
-static inline __attribute__((always_inline)) void heap_down(struct stream_cur **h, size_t n, size_t i)
+static inline __attribute__((always_inline)) void heap_down(struct stream_cur **h, size_t n,
+							    size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;

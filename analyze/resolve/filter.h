@@ -100,6 +100,13 @@ bool ana_filter_time(const struct ana_filter *f, uint64_t time);
 /* True when the sample passes --pid --tid --comm --cpu. */
 bool ana_filter_thread(const struct ana_filter *f, const struct ana_sample *s,
 		       const struct ana_thread *t);
+
+/* True when @f has a --pid, --tid, --comm or --cpu filter: without one
+ * every sample passes ana_filter_thread(). */
+static inline bool ana_filter_thread_active(const struct ana_filter *f)
+{
+	return f->nr_pids || f->nr_tids || f->comms || f->cpus;
+}
 /* True when the frame @loc named @sym passes --dso and --sym. */
 bool ana_filter_frame(const struct ana_filter *f, const struct ana_loc *loc, const char *sym);
 

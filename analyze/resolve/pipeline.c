@@ -29,8 +29,9 @@ struct ana_pipeline {
 	ana_sample_fn fn;
 	ana_record_fn other;
 	void *ctx;
-	void (*progress)(void *ctx);
+	void (*progress)(void *ctx, uint64_t records);
 	void *progress_ctx;
+	uint64_t records;                /* read by all runs, for progress */
 	struct ana_pipeline_stats st;
 	const struct ana_event *event;   /* the only one handed over, or NULL */
 	uint64_t *ev_period;             /* per event (+1: no event), within --time: */
@@ -135,8 +136,7 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	p->ff.terms = o->ff.terms;
 	p->ff.nr = o->ff.nr;
 	p->frame_filter = o->filter.dsos || o->filter.syms;
-	p->thread_filter = o->filter.nr_pids || o->filter.nr_tids || o->filter.comms ||
-			   o->filter.cpus || o->ff.nr;
+	p->thread_filter = ana_filter_thread_active(&o->filter) || ana_field_filter_active(&o->ff);
 	err = ana_session_open(path, &p->s);
 	if (err) {
 		/* The session's own detail (a perf.data) or the reader's (a FIFO,
@@ -265,8 +265,8 @@ static int on_record(void *ctx, const struct ana_record *rec)
 	struct ana_thread *t;
 	unsigned slot;
 
-	if (p->progress)
-		p->progress(p->progress_ctx);
+	if (!(++p->records % ANA_PIPELINE_PROGRESS_EVERY) && p->progress)
+		p->progress(p->progress_ctx, p->records);
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return on_other(p, rec);
 	s = &rec->u.sample;
@@ -333,7 +333,8 @@ int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn oth
 	return err;
 }
 
-void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx), void *ctx)
+void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx, uint64_t records),
+			       void *ctx)
 {
 	p->progress = fn;
 	p->progress_ctx = ctx;
@@ -368,8 +369,7 @@ uint64_t ana_pipeline_stack_key(const struct ana_pipeline *p, const struct ana_t
 
 	/* ana_stack_key() without a stack copy, as on_record() remembered it
 	 * for the thread of the sample it hands over. */
-	if (!s->user_stack && t && p->threads[slot].t == t && p->threads[slot].tid == s->tid &&
-	    p->threads[slot].gen == p->thread_gen)
+	if (!s->user_stack && t && p->threads[slot].t == t && p->threads[slot].gen == p->thread_gen)
 		return p->threads[slot].space_gen;
 	return ana_stack_key(p->m, p->u, t, s);
 }

@@ -91,8 +91,14 @@ typedef int (*ana_sample_fn)(void *ctx, const struct ana_sample *s, struct ana_t
  */
 int ana_pipeline_run(struct ana_pipeline *p, ana_sample_fn fn, ana_record_fn other, void *ctx);
 
-/* Call @fn(@ctx) for every record a run reads (a progress line). */
-void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx), void *ctx);
+/* Records a run reads between two calls of its progress callback. */
+#define ANA_PIPELINE_PROGRESS_EVERY (1u << 18)
+
+/* Call @fn(@ctx, @records) each time a run has read another
+ * ANA_PIPELINE_PROGRESS_EVERY records, @records those read so far (a
+ * progress line). */
+void ana_pipeline_set_progress(struct ana_pipeline *p, void (*fn)(void *ctx, uint64_t records),
+			       void *ctx);
 
 struct ana_pipeline_stats {
 	uint64_t samples;    /* sample records read */

@@ -472,21 +472,18 @@ void ana_out_x64(struct ana_out *o, uint64_t v, unsigned width)
 }
 
 
-#define PROGRESS_EVERY (1u << 18)
-
 void ana_progress_init(struct ana_progress *p, const char *what)
 {
 	p->what = what;
-	p->n = 0;
 	p->tty = isatty(STDERR_FILENO);
 	p->shown = false;
 }
 
-void ana_progress_tick(struct ana_progress *p)
+void ana_progress_show(struct ana_progress *p, uint64_t records)
 {
-	if (++p->n % PROGRESS_EVERY || !p->tty)
+	if (!p->tty)
 		return;
-	fprintf(stderr, "\ramber-analyze %s: %" PRIu64 " records...", p->what, p->n);
+	fprintf(stderr, "\ramber-analyze %s: %" PRIu64 " records...", p->what, records);
 	p->shown = true;
 }
 

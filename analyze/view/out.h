@@ -158,18 +158,18 @@ void ana_out_x64(struct ana_out *o, uint64_t v, unsigned width);
 
 struct ana_progress {
 	const char *what;
-	uint64_t n;
 	bool tty, shown;
 };
 
 /*
  * A record counter on stderr, shown only when stderr is a terminal (the
  * one place outside a cmd_* function that writes there: it is the
- * commands' own progress line).  _tick() counts a record and redraws
- * every 2^18 of them; _done() erases the line.  @what is borrowed.
+ * commands' own progress line).  _show() draws the number of records read
+ * so far (the pipeline's progress callback, every 2^18 records); _done()
+ * erases the line.  @what is borrowed.
  */
 void ana_progress_init(struct ana_progress *p, const char *what);
-void ana_progress_tick(struct ana_progress *p);
+void ana_progress_show(struct ana_progress *p, uint64_t records);
 void ana_progress_done(struct ana_progress *p);
 
 #endif /* AMB_ANALYZE_OUT_H */
