@@ -55,7 +55,8 @@ struct rcol {
 	const uint8_t *hp, *hend;        /* the second */
 };
 
-/* LEB128, as put_varint() (codec_sample_enc.c) writes it. */
+/* LEB128, as put_varint() (codec_sample_enc.c) writes it: at most 10
+ * bytes, the 10th holding only bit 63 (FORMAT.md §4.1). */
 static inline bool get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
 	const uint8_t *p = *pp;
@@ -64,6 +65,9 @@ static inline bool get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
 
 	while (p < end && shift < 64) {
 		uint8_t b = *p++;
+
+		if (shift == 63 && b > 1)
+			return false;
 
 		x |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
@@ -76,11 +80,17 @@ static inline bool get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
 	return false;
 }
 
+/*
+ * The next value of a number column.  columns_load() has checked that the
+ * second stream ends a varint exactly where the first stream's bytes run
+ * out (number_column_ok()), so a byte left in the first stream means a
+ * varint left in the second: one bounds check covers both.
+ */
 static inline bool get_num(struct rcol *r, uint64_t *v)
 {
 	uint64_t hi;
 
-	if (r->p >= r->end || r->hp >= r->hend)
+	if (r->p >= r->end)
 		return false;
 	/* Most values fit in 15 bits: one byte in each stream. */
 	if (*r->hp < 0x80) {
@@ -100,6 +110,29 @@ static inline bool get_bytes(struct rcol *r, size_t n, const uint8_t **p)
 	*p = r->p;
 	r->p += n;
 	return true;
+}
+
+/* Whether column @r, a number column, holds as many varints in its second
+ * stream (bytes below 0x80 end one) as bytes in its first, and its second
+ * stream ends with a whole varint (FORMAT.md §4.1: one value is one byte
+ * of each plus the rest of its varint).  Any other column is refused: it
+ * could not be used up exactly. */
+static bool number_column_ok(const struct rcol *r)
+{
+	const uint8_t *q = r->hp;
+	size_t n = (size_t)(r->hend - r->hp), more = 0;
+
+	/* Count the bytes that continue a varint, eight at a time: their
+	 * top bits, gathered into the top byte by the multiplication. */
+	for (; (size_t)(r->hend - q) >= 8; q += 8) {
+		uint64_t w;
+
+		memcpy(&w, q, 8);
+		more += ((w >> 7) & 0x0101010101010101ull) * 0x0101010101010101ull >> 56;
+	}
+	for (; q < r->hend; q++)
+		more += *q >> 7;
+	return n - more == (size_t)(r->end - r->p) && (!n || r->hend[-1] < 0x80);
 }
 
 /* Make c->scratch hold @n bytes (its content is not kept). */
@@ -162,25 +195,37 @@ struct wr {
 			return dec_fail((d), "sample record %zu: column %s ends early", \
 					rec, col_names[i]);                            \
 	} while (0)
-#define ROOM(d, w, n)                                                                  \
+/* Room in the record for @count items of @each bytes (counts come from
+ * the payload: no product is formed that could wrap). */
+#define ROOM_N(d, w, count, each)                                                      \
 	do {                                                                           \
-		if ((uint64_t)(n) > (uint64_t)((w)->lim - (w)->p))                    \
+		if ((uint64_t)(count) > (uint64_t)((w)->lim - (w)->p) / (each))      \
 			return dec_fail((d), "sample record %zu: longer than %s", rec,  \
 					(w)->lim == (d)->out + (d)->end ? "raw_size"    \
 									: "64 KiB"); \
 	} while (0)
+#define ROOM(d, w, n) ROOM_N(d, w, n, 1)
 
-static ALWAYS_INLINE int get_delta(struct dec *d, size_t rec, struct wr *w, enum sample_col col,
+/* A u64 field of the fixed part, for which sample_decode_as() made room,
+ * stored as the difference from its previous value. */
+static ALWAYS_INLINE int get_fixed(struct dec *d, size_t rec, struct wr *w, enum sample_col col,
 				   enum sample_prev f, bool sw)
 {
 	uint64_t v;
 
 	GET(d, col, &v);
-	ROOM(d, w, 8);
 	d->c->prev[f] += unzz64(v);
 	put64(sw, w->p, d->c->prev[f]);
 	w->p += 8;
 	return 0;
+}
+
+/* The same for a u64 field after the fixed part. */
+static ALWAYS_INLINE int get_delta(struct dec *d, size_t rec, struct wr *w, enum sample_col col,
+				   enum sample_prev f, bool sw)
+{
+	ROOM(d, w, 8);
+	return get_fixed(d, rec, w, col, f, sw);
 }
 
 static int get_regs(struct dec *d, size_t rec, struct wr *w, struct rcol *col,
@@ -295,6 +340,10 @@ static int chain_decode(struct dec *d, size_t rec, uint32_t *ci_out)
 	return 0;
 }
 
+/* The fields before READ, one u64 each (TID and CPU two u32s). */
+#define FIXED_FIELDS (PS_IDENTIFIER | PS_IP | PS_TID | PS_TIME | PS_ADDR | PS_ID | PS_STREAM_ID | \
+		      PS_CPU | PS_PERIOD)
+
 /*
  * Decode sample @rec, whose head value was @code + 1, laid out as @st
  * with the byte order @sw: the layout's sample_type and its records'
@@ -312,7 +361,9 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 	uint16_t misc;
 	int err;
 
-	ROOM(d, &w, RECORD_HDR);
+	/* The header and the fixed fields, IDENTIFIER to PERIOD, all u64s:
+	 * room for them at once. */
+	ROOM(d, &w, RECORD_HDR + 8 * (size_t)__builtin_popcountll(st & FIXED_FIELDS));
 	w.p += RECORD_HDR;
 	if (st & PS_CALLCHAIN) {
 		err = chain_decode(d, rec, &ci);
@@ -326,11 +377,10 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 		cr->misc = (uint32_t)misc + 1;
 	c->prev[P_MISC] = misc;
 	pred = chain_ip(c, cr);
-	if ((st & PS_IDENTIFIER) && (err = get_delta(d, rec, &w, COL_ID, P_IDENTIFIER, sw)))
+	if ((st & PS_IDENTIFIER) && (err = get_fixed(d, rec, &w, COL_ID, P_IDENTIFIER, sw)))
 		return err;
 	if (st & PS_IP) {
 		GET(d, COL_IP, &v);
-		ROOM(d, &w, 8);
 		c->prev[P_IP] = pred + unzz64(v);
 		put64(sw, w.p, c->prev[P_IP]);
 		w.p += 8;
@@ -340,7 +390,6 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 
 		GET(d, COL_TID, &a);
 		GET(d, COL_TID, &b);
-		ROOM(d, &w, 8);
 		c->prev[P_PID] = (uint32_t)(c->prev[P_PID] + unzz32(a));
 		c->prev[P_TID] = (uint32_t)(c->prev[P_TID] + unzz32(b));
 		put32(sw, w.p, (uint32_t)c->prev[P_PID]);
@@ -349,25 +398,23 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 	}
 	if (st & PS_TIME) {
 		GET(d, COL_TIME, &v);
-		ROOM(d, &w, 8);
 		v = time_pred(c) + unzz64(v);
 		time_push(c, v);
 		c->prev[P_TIME] += v;
 		put64(sw, w.p, c->prev[P_TIME]);
 		w.p += 8;
 	}
-	if ((st & PS_ADDR) && (err = get_delta(d, rec, &w, COL_ADDR, P_ADDR, sw)))
+	if ((st & PS_ADDR) && (err = get_fixed(d, rec, &w, COL_ADDR, P_ADDR, sw)))
 		return err;
-	if ((st & PS_ID) && (err = get_delta(d, rec, &w, COL_ID, P_ID, sw)))
+	if ((st & PS_ID) && (err = get_fixed(d, rec, &w, COL_ID, P_ID, sw)))
 		return err;
-	if ((st & PS_STREAM_ID) && (err = get_delta(d, rec, &w, COL_ID, P_STREAM_ID, sw)))
+	if ((st & PS_STREAM_ID) && (err = get_fixed(d, rec, &w, COL_ID, P_STREAM_ID, sw)))
 		return err;
 	if (st & PS_CPU) {
 		uint64_t a, b;
 
 		GET(d, COL_CPU, &a);
 		GET(d, COL_CPU, &b);
-		ROOM(d, &w, 8);
 		if (b > UINT32_MAX)
 			return dec_fail(d, "sample record %zu: cpu res %llu", rec, (unsigned long long)b);
 		c->prev[P_CPU] = (uint32_t)(c->prev[P_CPU] + unzz32(a));
@@ -375,7 +422,7 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 		put32(sw, w.p + 4, (uint32_t)b);
 		w.p += 8;
 	}
-	if ((st & PS_PERIOD) && (err = get_delta(d, rec, &w, COL_PERIOD, P_PERIOD, sw)))
+	if ((st & PS_PERIOD) && (err = get_fixed(d, rec, &w, COL_PERIOD, P_PERIOD, sw)))
 		return err;
 	if (st & PS_READ) {
 		n = 1;
@@ -389,7 +436,7 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 						(unsigned long long)n);
 		}
 		n = read_words(c->l.read_format, n);
-		ROOM(d, &w, 8 * n);
+		ROOM_N(d, &w, n, 8);
 		for (uint64_t i = 0; i < n; i++) {
 			GET(d, COL_FIELDS, &v);
 			v = unzz64(v);
@@ -404,7 +451,7 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 		uint8_t *e;
 
 		n = cr->depth;
-		ROOM(d, &w, 8 + 8 * n);
+		ROOM(d, &w, 8 + 8 * n);  /* n: a node's depth, a u32 */
 		put64(sw, w.p, n);
 		e = w.p + 8;
 		w.p += 8 + 8 * n;
@@ -453,7 +500,7 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 			put64(sw, w.p, unzz64(v));
 			w.p += 8;
 		}
-		ROOM(d, &w, 24 * n);
+		ROOM_N(d, &w, n, 24);
 		for (uint64_t i = 0; i < n; i++) {
 			GET(d, COL_FIELDS, &v);
 			GET(d, COL_FIELDS, &to);
@@ -498,6 +545,7 @@ static ALWAYS_INLINE int sample_decode_as(struct dec *d, size_t rec, uint16_t co
 				return dec_fail(d, "sample record %zu: stack dyn_size %llu of %llu, tail %llu",
 						rec, (unsigned long long)dyn, (unsigned long long)n,
 						(unsigned long long)tail);
+			ROOM(d, &w, n);
 			ROOM(d, &w, n + 8);
 			if ((err = bytes_copy(d, rec, &w, COL_STACK_DATA, tail ? n : dyn)))
 				return err;
@@ -664,6 +712,13 @@ static int columns_load(struct dec *d, const uint8_t *in, size_t in_len, size_t 
 	if (p != end)
 		return dec_fail(d, "sample payload: %zu bytes after the last stream",
 				(size_t)(end - p));
+	for (size_t k = 0; k < AMB_SAMPLE_COLUMNS; k++) {
+		if (k == COL_VERBATIM || k == COL_STACK_DATA || k == COL_BYTES)
+			continue;
+		if (!number_column_ok(&d->col[k]))
+			return dec_fail(d, "sample payload: column %s: %zu values in its first stream, not as many in its second",
+					col_names[k], (size_t)(d->col[k].end - d->col[k].p));
+	}
 	return 0;
 }
 

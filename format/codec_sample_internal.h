@@ -270,7 +270,8 @@ static inline void recent_touch(struct amb_sample_codec *c, uint32_t ci, int ran
 	unsigned n = rank >= 0 ? (unsigned)rank
 			       : AMB_MIN(c->nr_recent, RECENT_MAX - 1);
 
-	memmove(c->recent + 1, c->recent, n * sizeof(c->recent[0]));
+	if (n)
+		memmove(c->recent + 1, c->recent, n * sizeof(c->recent[0]));
 	c->recent[0] = ci;
 	if (rank < 0 && c->nr_recent < RECENT_MAX)
 		c->nr_recent++;

@@ -602,6 +602,221 @@ static void test_damage(void **state)
 	amb_sample_codec_free(dec);
 }
 
+/* The LEB128 number at *@p, which it passes. */
+static uint64_t leb128(const uint8_t **p)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0;; shift += 7) {
+		uint8_t b = *(*p)++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+/* The place of stream @k in a payload encoded at level 0, where every
+ * stream is stored as it is but for all-zero ones (stored length 0): its
+ * offset, and its length in *@len. */
+static size_t stream_at(const struct amb_buf *out, size_t k, size_t *len)
+{
+	const uint8_t *p = out->data + amb_get_le16(out->data);
+	uint64_t raw[AMB_SAMPLE_STREAMS], stored[AMB_SAMPLE_STREAMS];
+	size_t at;
+
+	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++) {
+		raw[i] = leb128(&p);
+		stored[i] = raw[i] ? leb128(&p) : 0;
+	}
+	at = (size_t)(p - out->data);
+	for (size_t i = 0; i < k; i++)
+		at += (size_t)stored[i];
+	assert_int_equal(stored[k], raw[k]);
+	*len = (size_t)raw[k];
+	return at;
+}
+
+/*
+ * A number column's second stream must end a varint exactly where its
+ * first stream runs out of bytes (FORMAT.md §4.1): the decoder checks it
+ * once, before it reads a value, and relies on it for every value after.
+ * Two varints run into one, or a last varint left open, are refused by
+ * name, before any record is written.
+ */
+static void test_column_counts(void **state)
+{
+	struct amb_sample_codec *enc = amb_sample_codec_new(), *dec = amb_sample_codec_new();
+	struct rb r = { .big = false, .rng = 5 };
+	struct amb_sample_layout l = layout(ALL_FIELDS, RF_GROUP | RF_ID, REGS_USER, REGS_INTR,
+					    false, true);
+	struct amb_buf out = AMB_BUF_INIT;
+	uint8_t *back;
+	char why[256];
+	size_t at, len, mid;
+
+	(void)state;
+	for (unsigned k = 0; k < 30; k++)
+		put_full_sample(&r, k, RF_GROUP | RF_ID, true);
+	back = malloc(r.b.len);
+	assert_non_null(back);
+	assert_int_equal(amb_sample_encode(enc, &l, 0, r.b.data, r.b.len, &out), 0);
+	assert_int_equal(amb_sample_decode(dec, out.data, out.len, back, r.b.len, NULL, 0), 0);
+
+	/* Stream 9: the varints of column 4, time (one per sample). */
+	at = stream_at(&out, 9, &len);
+	assert_true(len >= 30);
+	out.data[at + len - 1] |= 0x80;
+	why[0] = '\0';
+	assert_int_equal(amb_sample_decode(dec, out.data, out.len, back, r.b.len, why, sizeof(why)),
+			 -AMB_E_DECOMPRESS);
+	assert_non_null(strstr(why, "column time: 30 values in its first stream"));
+	out.data[at + len - 1] &= 0x7f;
+
+	/* A varint in the middle continued into the next one: one value short. */
+	for (mid = at; mid < at + len - 1 && out.data[mid] >= 0x80; mid++)
+		;
+	assert_true(mid < at + len - 1);
+	out.data[mid] |= 0x80;
+	why[0] = '\0';
+	assert_int_equal(amb_sample_decode(dec, out.data, out.len, back, r.b.len, why, sizeof(why)),
+			 -AMB_E_DECOMPRESS);
+	assert_non_null(strstr(why, "column time: 30 values in its first stream"));
+	out.data[mid] &= 0x7f;
+	assert_int_equal(amb_sample_decode(dec, out.data, out.len, back, r.b.len, NULL, 0), 0);
+	assert_memory_equal(back, r.b.data, r.b.len);
+
+	free(back);
+	amb_buf_free(&out);
+	amb_buf_free(&r.b);
+	amb_sample_codec_free(enc);
+	amb_sample_codec_free(dec);
+}
+
+/* ---- payloads written by hand (FORMAT.md §4.1) --------------------------------- */
+
+static void put_leb128(struct amb_buf *b, uint64_t v)
+{
+	do {
+		uint8_t x = (uint8_t)(v & 0x7f);
+
+		v >>= 7;
+		assert_int_equal(amb_buf_append(b, &(uint8_t){ (uint8_t)(x | (v ? 0x80 : 0)) }, 1), 0);
+	} while (v);
+}
+
+/*
+ * A codec 2 payload of @records little-endian samples of @st, whose number
+ * columns hold the values @vals[k][0 .. @nvals[k]) (column k of the
+ * FORMAT.md table, every stream stored as it is): what a hostile writer
+ * can put there.  Its raw_checksum is 0: only a decoder that got that far
+ * would look.
+ */
+static void hand_payload(struct amb_buf *out, uint64_t st, uint32_t records,
+			 const uint64_t *const vals[AMB_SAMPLE_COLUMNS],
+			 const size_t nvals[AMB_SAMPLE_COLUMNS])
+{
+	struct amb_buf s[AMB_SAMPLE_STREAMS];
+	uint8_t hdr[64] = { 0 };
+
+	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++)
+		s[i] = (struct amb_buf)AMB_BUF_INIT;
+	for (size_t k = 0; k < AMB_SAMPLE_COLUMNS; k++)
+		for (size_t j = 0; j < nvals[k]; j++) {
+			assert_int_equal(amb_buf_append(&s[2 * k], &(uint8_t){ (uint8_t)vals[k][j] }, 1), 0);
+			put_leb128(&s[2 * k + 1], vals[k][j] >> 8);
+		}
+	amb_put_le16(hdr, 64);
+	hdr[2] = 1;                      /* version */
+	hdr[3] = AMB_ENDIAN_LITTLE;
+	amb_put_le64(hdr + 8, st);
+	amb_put_le32(hdr + 48, records);
+	amb_put_le32(hdr + 52, AMB_SAMPLE_STREAMS);
+	out->len = 0;
+	assert_int_equal(amb_buf_append(out, hdr, sizeof(hdr)), 0);
+	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++) {
+		put_leb128(out, s[i].len);
+		if (s[i].len)
+			put_leb128(out, s[i].len);
+	}
+	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++) {
+		assert_int_equal(amb_buf_append(out, s[i].data, s[i].len), 0);
+		amb_buf_free(&s[i]);
+	}
+}
+
+/*
+ * Counts a hostile payload makes as large as a u64 goes, where the room a
+ * sample needs is their product or sum: a branch stack of 2^64 / 24 + 1
+ * entries (24 times that wraps to 8), a user stack copy of 2^64 - 8 bytes
+ * (plus its dyn_size, 0).  Refused as longer than raw_size, never written
+ * past the end of the output (the unit tests run under AddressSanitizer).
+ */
+static void test_hostile_counts(void **state)
+{
+	static const uint64_t head[] = { 1 }, branch[] = { 0x0aaaaaaaaaaaaaabull, 0, 0, 0, 0, 0, 0 },
+			      stack[] = { 0xfffffffffffffff8ull, 0, 0 }, small[] = { 16, 0, 0 };
+	const uint64_t *vals[AMB_SAMPLE_COLUMNS] = { 0 };
+	size_t nvals[AMB_SAMPLE_COLUMNS] = { 0 };
+	struct amb_sample_codec *dec = amb_sample_codec_new();
+	struct amb_buf p = AMB_BUF_INIT;
+	uint8_t *back = malloc(40);
+	char why[256];
+
+	(void)state;
+	assert_non_null(dec);
+	assert_non_null(back);
+	vals[0] = head;
+	nvals[0] = 1;
+	vals[11] = branch;  /* fields */
+	nvals[11] = 7;
+	hand_payload(&p, S_BRANCH, 1, vals, nvals);
+	why[0] = '\0';
+	assert_int_equal(amb_sample_decode(dec, p.data, p.len, back, 40, why, sizeof(why)),
+			 -AMB_E_DECOMPRESS);
+	assert_non_null(strstr(why, "longer than raw_size"));
+
+	vals[11] = NULL;
+	nvals[11] = 0;
+	vals[13] = stack;   /* stack_meta: size, dyn, tail */
+	nvals[13] = 3;
+	hand_payload(&p, S_STACK_USER, 1, vals, nvals);
+	why[0] = '\0';
+	assert_int_equal(amb_sample_decode(dec, p.data, p.len, back, 40, why, sizeof(why)),
+			 -AMB_E_DECOMPRESS);
+	assert_non_null(strstr(why, "longer than raw_size"));
+
+	/* A 10th varint byte holds bit 63 only: the first stream's raw_len
+	 * as 9 bytes of 0x80 and a 10th of 0x02 is refused, not read as 0. */
+	{
+		size_t at = amb_get_le16(p.data);
+		struct amb_buf q = AMB_BUF_INIT;
+		static const uint8_t overlong[10] = { 0x80, 0x80, 0x80, 0x80, 0x80,
+						      0x80, 0x80, 0x80, 0x80, 0x02 };
+
+		assert_int_equal(p.data[at], 1);  /* head's first stream: one byte */
+		assert_int_equal(amb_buf_append(&q, p.data, at), 0);
+		assert_int_equal(amb_buf_append(&q, overlong, sizeof(overlong)), 0);
+		assert_int_equal(amb_buf_append(&q, p.data + at + 1, p.len - at - 1), 0);
+		why[0] = '\0';
+		assert_int_equal(amb_sample_decode(dec, q.data, q.len, back, 40, why, sizeof(why)),
+				 -AMB_E_DECOMPRESS);
+		assert_non_null(strstr(why, "stream directory ends early"));
+		amb_buf_free(&q);
+	}
+
+	/* The same payloads with counts that fit decode (to what the
+	 * checksum, 0 here, then refuses): the builder is right. */
+	vals[13] = small;
+	hand_payload(&p, S_STACK_USER, 1, vals, nvals);
+	assert_int_equal(amb_sample_decode(dec, p.data, p.len, back, 40, why, sizeof(why)),
+			 -AMB_E_PAYLOAD_CHECKSUM);
+
+	free(back);
+	amb_buf_free(&p);
+	amb_sample_codec_free(dec);
+}
+
 /* Whole records only: the encoder refuses a torn one. */
 static void test_encode_refuses(void **state)
 {
@@ -963,6 +1178,8 @@ int main(void)
 		cmocka_unit_test(test_worst_cases),
 		cmocka_unit_test(test_many_chains),
 		cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_column_counts),
+		cmocka_unit_test(test_hostile_counts),
 		cmocka_unit_test(test_encode_refuses),
 		cmocka_unit_test(test_layout_from_attr),
 		cmocka_unit_test(test_writer),
