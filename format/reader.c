@@ -435,9 +435,12 @@ again:
 /*
  * Check that block @bi's stored payload, read into @p, can be what its
  * codec says before decoding it: the sizes of codec none agree, a zstd
- * frame that names its content size names raw_size, the codec is known.
+ * frame that names its content size names raw_size, a sample payload's
+ * records are in the file's byte order and can fill raw_size, the codec
+ * is known.
  */
-static int payload_precheck(const struct amb_block_info *bi, size_t i, struct amb_payload *p)
+static int payload_precheck(const struct amb_reader *r, const struct amb_block_info *bi, size_t i,
+			    struct amb_payload *p)
 {
 	unsigned long long off = bi->offset;
 	unsigned long long fcs;
@@ -462,8 +465,16 @@ static int payload_precheck(const struct amb_block_info *bi, size_t i, struct am
 			 fcs == ZSTD_CONTENTSIZE_ERROR ? -1ll : (long long)fcs);
 		return -AMB_E_DECOMPRESS;
 	case AMB_CODEC_SAMPLE:
-		/* FORMAT.md §4.1: records of 8 bytes to 64 KiB, so raw_size is
-		 * bounded by the record count before raw_size bytes are allocated. */
+		/* FORMAT.md §4.1: the records are read in producer_endian
+		 * order once decoded, so they must be written in it. */
+		if (p->stored_len >= AMB_SAMPLE_HDR_SIZE && p->stored[3] != r->hdr.producer_endian) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: sample payload's records are of byte order %u, the file's producer_endian is %u",
+				 i, off, p->stored[3], r->hdr.producer_endian);
+			return -AMB_E_DECOMPRESS;
+		}
+		/* Records of 8 bytes to 64 KiB, so raw_size is bounded by
+		 * the record count before raw_size bytes are allocated. */
 		if (p->stored_len >= AMB_SAMPLE_HDR_SIZE &&
 		    bi->raw_size >= 8ull * amb_get_le32(p->stored + 48) &&
 		    bi->raw_size <= 65535ull * amb_get_le32(p->stored + 48))
@@ -491,7 +502,7 @@ static int payload_load(struct amb_reader *r, const struct amb_block_info *bi, s
 	err = payload_read(r, bi, i, p, &checksum);
 	if (err)
 		return err;
-	err = payload_precheck(bi, i, p);
+	err = payload_precheck(r, bi, i, p);
 	if (err)
 		goto fail;
 	switch (bi->codec) {
@@ -1165,7 +1176,7 @@ int amb_reader_load_stored(struct amb_reader *r, size_t i, struct amb_payload *p
 	}
 	err = payload_read(r, &r->blocks[i], i, p, &checksum);
 	if (!err)
-		err = payload_precheck(&r->blocks[i], i, p);
+		err = payload_precheck(r, &r->blocks[i], i, p);
 	if (err) {
 		p->stored = NULL;
 		p->stored_len = 0;

@@ -243,6 +243,38 @@ static void check_seq(struct verify_ctx *v, struct amb_reader *r, size_t i, cons
 	*max = bi->seq;
 }
 
+/*
+ * §3, §5.6: a RING or SYNTH payload is whole perf records, @record_count of
+ * them.  Each record's size is the u16 at offset 6 of its header, in the
+ * producer's byte order.  A writer that counted wrong or cut a record
+ * leaves a payload whose checksum holds: said here, the block still read.
+ */
+static void check_records(struct verify_ctx *v, size_t i, const struct amb_block_info *bi,
+			  const uint8_t *data, size_t len, bool big)
+{
+	uint64_t count = 0;
+	size_t pos = 0;
+
+	while (len - pos >= 8) {
+		uint16_t size = big ? (uint16_t)(data[pos + 6] << 8 | data[pos + 7])
+				    : (uint16_t)(data[pos + 7] << 8 | data[pos + 6]);
+
+		if (size < 8 || size > len - pos)
+			break;
+		pos += size;
+		count++;
+	}
+	if (pos != len)
+		report(v, i, bi->offset, -AMB_E_CORRUPT,
+		       "block %zu at offset %llu: %s payload ends in %zu bytes that are no whole perf record",
+		       i, (unsigned long long)bi->offset, amb_block_type_name(bi->type), len - pos);
+	else if (count != bi->record_count)
+		report(v, i, bi->offset, -AMB_E_CORRUPT,
+		       "block %zu at offset %llu: record_count %llu, but the payload holds %llu perf records",
+		       i, (unsigned long long)bi->offset, (unsigned long long)bi->record_count,
+		       (unsigned long long)count);
+}
+
 int amb_verify(const char *path, amb_problem_fn cb, void *ctx, struct amb_verify_stats *st)
 {
 	struct amb_verify_stats local;
@@ -320,6 +352,9 @@ int amb_verify(const char *path, amb_problem_fn cb, void *ctx, struct amb_verify
 			report(&v, i, bi->offset, err, "%s", amb_payload_errmsg(p));
 		} else {
 			v.st->blocks_ok++;
+			if (bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH)
+				check_records(&v, i, bi, data, len,
+					      amb_reader_header(r)->producer_endian == AMB_ENDIAN_BIG);
 		}
 		if ((bi->type == AMB_BLOCK_INDEX && i + 2 != n) ||
 		    (bi->type == AMB_BLOCK_TRAILER && i + 1 != n))

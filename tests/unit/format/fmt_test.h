@@ -82,6 +82,42 @@ static inline void fill_payload(uint8_t *p, size_t len, uint32_t seed, bool text
 	}
 }
 
+/*
+ * fill_payload(), and when @type is RING or SYNTH, whose payloads are whole
+ * perf records (FORMAT.md §5.6; verify counts them against record_count),
+ * @count record headers laid over the bytes: PERF_RECORD_SAMPLE, sizes as
+ * even as 8-byte units allow, the last taking the rest, in the producer's
+ * byte order (big-endian when @big).  @len must give every record 8 to
+ * 65535 bytes.
+ */
+static inline void fill_block(uint8_t *p, size_t len, uint32_t seed, bool text, uint16_t type,
+			      uint64_t count, bool big)
+{
+	size_t each, at = 0;
+
+	fill_payload(p, len, seed, text);
+	if (type != 3 && type != 4)  /* AMB_BLOCK_RING, AMB_BLOCK_SYNTH */
+		return;
+	if (!count) {
+		if (len)
+			fail_msg("fill_block: %zu bytes for no record", len);
+		return;
+	}
+	each = len / count / 8 * 8;
+	if (each < 8 || len - each * (count - 1) > 65535)
+		fail_msg("fill_block: %llu records cannot share %zu bytes", (unsigned long long)count, len);
+	for (uint64_t k = 0; k < count; k++) {
+		uint16_t size = (uint16_t)(k + 1 < count ? each : len - at);
+
+		/* PERF_RECORD_SAMPLE (9) and the size */
+		memset(p + at, 0, 8);
+		p[at + (big ? 3 : 0)] = 9;
+		p[at + (big ? 6 : 7)] = (uint8_t)(size >> 8);
+		p[at + (big ? 7 : 6)] = (uint8_t)size;
+		at += size;
+	}
+}
+
 static inline uint64_t file_size_of(const char *path)
 {
 	struct stat sb;
@@ -117,6 +153,7 @@ struct problems {
 	int n;
 	int first_err;
 	char first[240];
+	char last[240];
 };
 
 static inline int collect_problem(void *ctx, const struct amb_problem *pb)
@@ -127,6 +164,7 @@ static inline int collect_problem(void *ctx, const struct amb_problem *pb)
 		ps->first_err = pb->err;
 		snprintf(ps->first, sizeof(ps->first), "%s", pb->msg);
 	}
+	snprintf(ps->last, sizeof(ps->last), "%s", pb->msg);
 	return 0;
 }
 

@@ -26,7 +26,7 @@ static void write_source(const char *path)
 		struct amb_block_desc d = { i ? AMB_BLOCK_RING : AMB_BLOCK_META,
 					    i ? (i - 1) % 2 : AMB_STREAM_NONE, i, i, i };
 
-		fill_payload(buf, sizeof(buf), i, true);
+		fill_block(buf, sizeof(buf), i, true, d.type, d.record_count, false);
 		assert_int_equal(amb_writer_append(w, &d, buf, sizeof(buf)), 0);
 	}
 	assert_int_equal(amb_writer_close(w), 0);
@@ -104,13 +104,15 @@ struct chooser {
 static int choose(void *ctx, struct amb_writer *w, const struct amb_block_info *bi, size_t i)
 {
 	struct chooser *c = ctx;
-	struct amb_block_desc d = { AMB_BLOCK_SYNTH, AMB_STREAM_NONE, 0, 0, 0 };
+	/* One record, 8 bytes: a bare header (§5.6). */
+	static const uint8_t rec[8] = { 9, 0, 0, 0, 0, 0, 8, 0 };
+	struct amb_block_desc d = { AMB_BLOCK_SYNTH, AMB_STREAM_NONE, 1, 0, 0 };
 
 	c->asked++;
 	if (c->stop_at && i == c->stop_at)
 		return -EIO;
 	if (i == 3) {
-		assert_int_equal(amb_writer_append(w, &d, "x", 1), 0);
+		assert_int_equal(amb_writer_append(w, &d, rec, sizeof(rec)), 0);
 		return 0;
 	}
 	return bi->stream != 1;

@@ -31,7 +31,7 @@ static void make_file(const char *path, int level)
 		struct amb_block_desc d = { AMB_BLOCK_RING, (uint32_t)(i % 3), 1, 100 * i + 1,
 					    100 * i + 50 };
 
-		fill_payload(buf, block_len(i), (uint32_t)i, i % 2);
+		fill_block(buf, block_len(i), (uint32_t)i, i % 2, d.type, d.record_count, false);
 		assert_int_equal(amb_writer_append(w, &d, buf, block_len(i)), 0);
 	}
 	assert_int_equal(amb_writer_close(w), 0);
@@ -45,7 +45,7 @@ static void check_payload(struct amb_reader *r, struct amb_payload *p, size_t i)
 
 	assert_int_equal(amb_reader_load(r, i, p, &data, &len), 0);
 	assert_int_equal(len, block_len(i));
-	fill_payload(buf, len, (uint32_t)i, i % 2);
+	fill_block(buf, len, (uint32_t)i, i % 2, AMB_BLOCK_RING, 1, false);
 	assert_memory_equal(data, buf, len);
 }
 

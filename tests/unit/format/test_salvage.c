@@ -39,7 +39,7 @@ static void test_salvage(void **state)
 	for (size_t i = 0; i < NBLOCKS; i++) {
 		struct amb_block_desc d = { AMB_BLOCK_RING, (uint32_t)i, i + 1, i, i + 3 };
 
-		fill_payload(buf, block_len(i), (uint32_t)i, true);
+		fill_block(buf, block_len(i), (uint32_t)i, true, d.type, d.record_count, true);
 		assert_int_equal(amb_writer_append(w, &d, buf, block_len(i)), 0);
 	}
 	amb_writer_get_stats(w, &st);
@@ -78,7 +78,7 @@ static void test_salvage(void **state)
 		assert_int_equal(bi->last_time, i + 3);
 		assert_int_equal(bi->codec, AMB_CODEC_ZSTD);
 		assert_int_equal(amb_reader_load(r, k, p, &data, &n), 0);
-		fill_payload(buf, block_len(i), (uint32_t)i, true);
+		fill_block(buf, block_len(i), (uint32_t)i, true, AMB_BLOCK_RING, i + 1, true);
 		assert_int_equal(n, block_len(i));
 		assert_memory_equal(data, buf, n);
 		k++;

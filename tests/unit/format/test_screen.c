@@ -36,7 +36,8 @@ static void make_file(const char *path, uint8_t uuid0, uint8_t endian)
 		struct amb_block_desc d = { AMB_BLOCK_RING, (uint32_t)(i % 2), 1, 10 * i + 1,
 					    10 * i + 5 };
 
-		fill_payload(buf, block_len(i), (uint32_t)i + uuid0, false);
+		fill_block(buf, block_len(i), (uint32_t)i + uuid0, false, d.type, d.record_count,
+			   endian == AMB_ENDIAN_BIG);
 		assert_int_equal(amb_writer_append(w, &d, buf, block_len(i)), 0);
 	}
 	assert_int_equal(amb_writer_close(w), 0);

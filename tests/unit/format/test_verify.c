@@ -23,7 +23,9 @@ static void make_file(const char *path, size_t nblocks, bool close_it)
 		struct amb_block_desc d = { (uint16_t)(1 + i % 10), AMB_STREAM_NONE, i, i, i + 1 };
 		size_t len = 10 + i * 53 % 290;
 
-		fill_payload(buf, len, (uint32_t)i, i % 3 != 0);
+		if ((d.type == AMB_BLOCK_RING || d.type == AMB_BLOCK_SYNTH) && len < 8 * i)
+			len = 8 * i;
+		fill_block(buf, len, (uint32_t)i, i % 3 != 0, d.type, d.record_count, false);
 		assert_int_equal(amb_writer_append(w, &d, buf, len), 0);
 	}
 	if (close_it) {
@@ -190,6 +192,49 @@ static void test_index_mismatch(void **state)
 	tmpdir_free(dir);
 }
 
+/*
+ * A RING or SYNTH block whose checksums hold but whose payload does not
+ * hold record_count whole perf records (a writer's mistake): one problem
+ * each, naming the block, and the block still counts as read.
+ */
+static void test_record_count(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "r.amber");
+	AMB_OPTS(amb_writer_opts, o);
+	struct amb_verify_stats st;
+	struct problems ps = { 0 };
+	struct amb_writer *w;
+	uint8_t buf[600];
+	size_t len = 200;
+
+	(void)state;
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	fill_block(buf, len, 1, false, AMB_BLOCK_RING, 5, false);
+	/* Says 6, holds 5. */
+	assert_int_equal(amb_writer_append(w, &(struct amb_block_desc){ AMB_BLOCK_RING, 0, 6, 1, 2 },
+					   buf, len), 0);
+	/* 5 records and 4 bytes of a sixth. */
+	assert_int_equal(amb_writer_append(w, &(struct amb_block_desc){ AMB_BLOCK_SYNTH,
+									 AMB_STREAM_NONE, 5, 1, 2 },
+					   buf, len + 4), 0);
+	/* Right. */
+	assert_int_equal(amb_writer_append(w, &(struct amb_block_desc){ AMB_BLOCK_RING, 1, 5, 1, 2 },
+					   buf, len), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+
+	assert_int_equal(amb_verify(path, collect_problem, &ps, &st), 2);
+	assert_int_equal(ps.n, 2);
+	assert_int_equal(ps.first_err, -AMB_E_CORRUPT);
+	assert_non_null(strstr(ps.first, "block 0 at offset"));
+	assert_non_null(strstr(ps.first, "record_count 6, but the payload holds 5 perf records"));
+	assert_non_null(strstr(ps.last, "block 1 at offset"));
+	assert_non_null(strstr(ps.last, "ends in 4 bytes that are no whole perf record"));
+	assert_int_equal(st.blocks_ok, 5);
+	assert_int_equal(st.blocks_bad, 0);
+	tmpdir_free(dir);
+}
+
 static int stop_at_first(void *ctx, const struct amb_problem *pb)
 {
 	(void)pb;
@@ -225,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_every_byte),
 		cmocka_unit_test(test_lost_block),
 		cmocka_unit_test(test_index_mismatch),
+		cmocka_unit_test(test_record_count),
 		cmocka_unit_test(test_stop),
 	};
 

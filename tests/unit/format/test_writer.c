@@ -431,7 +431,7 @@ static void write_source(const char *path)
 		struct amb_block_desc d = { s->type, s->stream + (uint32_t)(s->stream != AMB_STREAM_NONE) * (uint32_t)i,
 					    i + 1, 100 * i, 100 * i + 7 };
 
-		fill_payload(buf, s->len, (uint32_t)i, s->text);
+		fill_block(buf, s->len, (uint32_t)i, s->text, d.type, d.record_count, false);
 		assert_int_equal(amb_writer_append(w, &d, buf, s->len), 0);
 	}
 	assert_int_equal(amb_writer_close(w), 0);
