@@ -691,6 +691,11 @@ static int columns_load(struct dec *d, const uint8_t *in, size_t in_len, size_t 
 			memset(c->scratch + at, 0, got);
 			start = c->scratch + at;
 		} else {
+			/* One frame, and nothing after it (FORMAT.md §4.1). */
+			got = ZSTD_findFrameCompressedSize(src, (size_t)stored_len[i]);
+			if (ZSTD_isError(got) || got != stored_len[i])
+				return dec_fail(d, "sample payload: stream %zu (%s) is not one whole zstd frame",
+						i, col_names[i / 2]);
 			got = ZSTD_decompressDCtx(c->dctx, c->scratch + at, (size_t)raw_len[i], src,
 						  (size_t)stored_len[i]);
 			if (ZSTD_isError(got) || got != raw_len[i])

@@ -453,17 +453,30 @@ static int payload_precheck(const struct amb_reader *r, const struct amb_block_i
 			 "block %zu at offset %llu: codec none with stored_size %llu != raw_size %llu",
 			 i, off, (unsigned long long)bi->stored_size, (unsigned long long)bi->raw_size);
 		return -AMB_E_CORRUPT;
-	case AMB_CODEC_ZSTD:
+	case AMB_CODEC_ZSTD: {
+		size_t frame;
+
 		/* Checked before raw_size bytes are allocated for a hostile header. */
 		fcs = ZSTD_getFrameContentSize(p->stored, p->stored_len);
-		if (fcs != ZSTD_CONTENTSIZE_ERROR &&
-		    (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == bi->raw_size))
-			return 0;
-		snprintf(p->errmsg, sizeof(p->errmsg),
-			 "block %zu at offset %llu: zstd payload does not decode to raw_size %llu: frame announces %lld",
-			 i, off, (unsigned long long)bi->raw_size,
-			 fcs == ZSTD_CONTENTSIZE_ERROR ? -1ll : (long long)fcs);
-		return -AMB_E_DECOMPRESS;
+		if (fcs == ZSTD_CONTENTSIZE_ERROR ||
+		    (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != bi->raw_size)) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: zstd payload does not decode to raw_size %llu: frame announces %lld",
+				 i, off, (unsigned long long)bi->raw_size,
+				 fcs == ZSTD_CONTENTSIZE_ERROR ? -1ll : (long long)fcs);
+			return -AMB_E_DECOMPRESS;
+		}
+		/* One frame, and nothing after it (FORMAT.md §4). */
+		frame = ZSTD_findFrameCompressedSize(p->stored, p->stored_len);
+		if (ZSTD_isError(frame) || frame != p->stored_len) {
+			snprintf(p->errmsg, sizeof(p->errmsg),
+				 "block %zu at offset %llu: zstd payload of %zu bytes is not one whole frame: %s",
+				 i, off, p->stored_len,
+				 ZSTD_isError(frame) ? ZSTD_getErrorName(frame) : "bytes after it");
+			return -AMB_E_DECOMPRESS;
+		}
+		return 0;
+	}
 	case AMB_CODEC_SAMPLE:
 		/* FORMAT.md §4.1: the records are read in producer_endian
 		 * order once decoded, so they must be written in it. */

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "tests/unit/format/fmt_test.h"
 #include "format/format_internal.h"
@@ -817,6 +818,49 @@ static void test_hostile_counts(void **state)
 	amb_sample_codec_free(dec);
 }
 
+/*
+ * A stream is one zstd frame and nothing after it (FORMAT.md §4.1): a
+ * frame followed by a stray byte is refused by name, as is a plain zstd
+ * block's payload with one (§4).
+ */
+static void test_one_frame(void **state)
+{
+	struct amb_sample_codec *dec = amb_sample_codec_new();
+	struct amb_buf p = AMB_BUF_INIT;
+	uint8_t hdr[64] = { 0 }, text[300], frame[400];
+	char why[256] = "";
+	size_t n;
+
+	(void)state;
+	assert_non_null(dec);
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (uint8_t)('a' + i % 26);
+	n = ZSTD_compress(frame, sizeof(frame) - 1, text, sizeof(text), 3);
+	assert_false(ZSTD_isError(n));
+	assert_true(n + 1 < sizeof(text));
+	frame[n] = 0x5a;                 /* the stray byte */
+	amb_put_le16(hdr, 64);
+	hdr[2] = 1;
+	hdr[3] = AMB_ENDIAN_LITTLE;
+	amb_put_le32(hdr + 52, AMB_SAMPLE_STREAMS);
+	assert_int_equal(amb_buf_append(&p, hdr, sizeof(hdr)), 0);
+	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++) {
+		if (i == 2) {            /* verbatim's bytes */
+			put_leb128(&p, sizeof(text));
+			put_leb128(&p, n + 1);
+		} else {
+			put_leb128(&p, 0);
+		}
+	}
+	assert_int_equal(amb_buf_append(&p, frame, n + 1), 0);
+	assert_int_equal(amb_sample_decode(dec, p.data, p.len, NULL, 0, why, sizeof(why)),
+			 -AMB_E_DECOMPRESS);
+	assert_non_null(strstr(why, "stream 2 (verbatim) is not one whole zstd frame"));
+
+	amb_buf_free(&p);
+	amb_sample_codec_free(dec);
+}
+
 /* Whole records only: the encoder refuses a torn one. */
 static void test_encode_refuses(void **state)
 {
@@ -1243,6 +1287,7 @@ int main(void)
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_column_counts),
 		cmocka_unit_test(test_hostile_counts),
+		cmocka_unit_test(test_one_frame),
 		cmocka_unit_test(test_encode_refuses),
 		cmocka_unit_test(test_layout_from_attr),
 		cmocka_unit_test(test_writer),

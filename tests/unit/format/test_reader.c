@@ -468,6 +468,52 @@ static void test_long_block_header(void **state)
 
 /* Not a file: a FIFO (opened without waiting for a writer), a directory,
  * a character device; each refused with -EINVAL and named (FORMAT.md §7). */
+/*
+ * A zstd payload is one frame and nothing after it (FORMAT.md §4): a
+ * block copied with a stray byte after its frame (payload checksum made
+ * anew, so only the codec can tell) is refused by name.
+ */
+static void test_one_frame(void **state)
+{
+	char *dir = tmpdir_new();
+	const char *a = tpath(dir, "a.amber"), *b = tpath(dir, "b.amber");
+	struct amb_block_desc d = { AMB_BLOCK_META, AMB_STREAM_NONE, 1, 0, 0 };
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = 3);
+	struct amb_payload *p = amb_payload_new();
+	struct amb_block_info info;
+	struct amb_writer *w;
+	struct amb_reader *r;
+	uint8_t buf[600], copy[700];
+	const void *data;
+	size_t len;
+
+	(void)state;
+	fill_payload(buf, sizeof(buf), 3, true);
+	assert_int_equal(amb_writer_open(a, &o, &w), 0);
+	assert_int_equal(amb_writer_append(w, &d, buf, sizeof(buf)), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+
+	assert_int_equal(amb_reader_open(a, 0, &r), 0);
+	assert_int_equal(amb_reader_load_stored(r, 0, p, &data, &len, &info), 0);
+	assert_int_equal(info.codec, AMB_CODEC_ZSTD);
+	assert_true(len + 1 <= sizeof(copy));
+	memcpy(copy, data, len);
+	copy[len] = 0x28;  /* a stray byte: the first of a zstd frame's magic */
+	info.stored_size = len + 1;
+	info.payload_checksum = amb_checksum(copy, len + 1);
+	amb_reader_close(r);
+	assert_int_equal(amb_writer_open(b, &o, &w), 0);
+	assert_int_equal(amb_writer_append_stored(w, &info, copy, len + 1), 0);
+	assert_int_equal(amb_writer_close(w), 0);
+
+	assert_int_equal(amb_reader_open(b, 0, &r), 0);
+	assert_int_equal(amb_reader_load(r, 0, p, &data, &len), -AMB_E_DECOMPRESS);
+	assert_non_null(strstr(amb_payload_errmsg(p), "is not one whole frame"));
+	amb_reader_close(r);
+	amb_payload_free(p);
+	tmpdir_free(dir);
+}
+
 static void test_not_a_file(void **state)
 {
 	char *dir = tmpdir_new();
@@ -499,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_long_block_header),
+		cmocka_unit_test(test_one_frame),
 		cmocka_unit_test(test_not_a_file),
 	};
 
