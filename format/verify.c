@@ -250,11 +250,17 @@ static void check_seq(struct verify_ctx *v, struct amb_reader *r, size_t i, cons
  * leaves a payload whose checksum holds: said here, the block still read.
  */
 static void check_records(struct verify_ctx *v, size_t i, const struct amb_block_info *bi,
-			  const uint8_t *data, size_t len, bool big)
+			  const struct amb_payload *p, const uint8_t *data, size_t len, bool big)
 {
 	uint64_t count = 0;
 	size_t pos = 0;
 
+	/* A sample-codec payload is whole records by construction (its
+	 * decoder writes each record's size), and it knows how many. */
+	if (amb_payload_chains(p, &pos)) {
+		count = pos;
+		pos = len;
+	}
 	while (len - pos >= 8) {
 		uint16_t size = big ? (uint16_t)(data[pos + 6] << 8 | data[pos + 7])
 				    : (uint16_t)(data[pos + 7] << 8 | data[pos + 6]);
@@ -353,7 +359,7 @@ int amb_verify(const char *path, amb_problem_fn cb, void *ctx, struct amb_verify
 		} else {
 			v.st->blocks_ok++;
 			if (bi->type == AMB_BLOCK_RING || bi->type == AMB_BLOCK_SYNTH)
-				check_records(&v, i, bi, data, len,
+				check_records(&v, i, bi, p, data, len,
 					      amb_reader_header(r)->producer_endian == AMB_ENDIAN_BIG);
 		}
 		if ((bi->type == AMB_BLOCK_INDEX && i + 2 != n) ||

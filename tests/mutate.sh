@@ -208,7 +208,7 @@ mutation codec_column_counts_unchecked format/codec_sample_dec.c \
 # verify no longer counts a RING or SYNTH payload's records.
 mutation verify_record_count_unchecked format/verify.c \
 	's/else if (count != bi->record_count)/else if (0 \&\& count != bi->record_count)/' \
-	"unit:format/test_verify"
+	"unit:format/test_verify unit:format/test_codec"
 
 # --- the table ----------------------------------------------------------------------
 echo

@@ -1024,6 +1024,27 @@ static void test_byte_order(void **state)
 	assert_int_equal(amb_reader_load(rd, 0, p, &data, &len), 0);
 	amb_reader_close(rd);
 
+	/* The same block copied as it is but for a record_count one too
+	 * many: it decodes, and verify counts its 50 records against 51. */
+	{
+		struct problems ps = { 0 };
+		struct amb_block_info info;
+
+		assert_int_equal(amb_reader_open(path, 0, &rd), 0);
+		unlink(bad);
+		assert_int_equal(amb_writer_open(bad, &o, &w), 0);
+		for (size_t i = 0; i < 2; i++) {
+			assert_int_equal(amb_reader_load_stored(rd, i, p, &data, &len, &info), 0);
+			if (info.codec == AMB_CODEC_SAMPLE)
+				info.record_count++;
+			assert_int_equal(amb_writer_append_stored(w, &info, data, len), 0);
+		}
+		assert_int_equal(amb_writer_close(w), 0);
+		amb_reader_close(rd);
+		assert_int_equal(amb_verify(bad, collect_problem, &ps, NULL), 1);
+		assert_non_null(strstr(ps.first, "record_count 51, but the payload holds 50 perf records"));
+	}
+
 	amb_buf_free(&ev);
 	amb_buf_free(&copy);
 	amb_buf_free(&r.b);
