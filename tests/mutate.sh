@@ -209,6 +209,14 @@ mutation codec_column_counts_unchecked format/codec_sample_dec.c \
 mutation verify_record_count_unchecked format/verify.c \
 	's/else if (count != bi->record_count)/else if (0 \&\& count != bi->record_count)/' \
 	"unit:format/test_verify unit:format/test_codec"
+# A symbol answered from the sorted table where an alias shares its range.
+mutation sym_table_alias_ignored analyze/resolve/symbols.c \
+	's/if (i >= 2 \&\& c->spans\[i - 2\].start == s->start/if (0 \&\& i >= 2 \&\& c->spans[i - 2].start == s->start/' \
+	"unit:analyze/test_sym_ranges"
+# ... or for an address past the end of the symbol below it.
+mutation sym_table_past_end analyze/resolve/symbols.c \
+	's/if (!s->name || s->end <= addr || /if (!s->name || /' \
+	"unit:analyze/test_sym_ranges"
 
 # --- the table ----------------------------------------------------------------------
 echo

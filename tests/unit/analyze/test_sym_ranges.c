@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the symbol ranges of analyze/symbols.c: once
+ * Unit tests for the symbol ranges of analyze/symbols.c: a symbol alone
+ * around an address is answered from the module's sorted table, and once
  * dwfl_module_addrinfo() has named a symbol, later addresses inside it are
  * answered from a range instead of another walk of the symbol table.  The
  * oracle is dwfl_module_addrinfo() itself on a Dwfl of its own: every
  * address probed must get the same name and offset from ana_sym_lookup(),
- * in an order that makes the ranges answer (start first, then inside).
+ * in an order that makes the table and the ranges answer (start first,
+ * then inside).
  *
  * Two ELFs: one this test assembles, with the cases a range must not
  * cover (a sized symbol nested in another, a global sizeless label inside
