@@ -800,7 +800,8 @@ static __attribute__((noinline)) void cur_bad_record(struct ana_session *s, stru
  * per block and the rest of its block is skipped: after a bad size nothing
  * later in the block can be trusted to start on a record boundary.
  */
-static void cur_advance(struct ana_session *s, struct stream_cur *c)
+static inline __attribute__((always_inline)) void cur_advance_in(struct ana_session *s,
+							    struct stream_cur *c)
 {
 	for (;;) {
 		int ret;
@@ -830,6 +831,13 @@ static void cur_advance(struct ana_session *s, struct stream_cur *c)
 		c->key = AMB_MAX(c->key, c->rec.time);
 		return;
 	}
+}
+
+/* cur_advance_in() out of line, for the cursors' first record and the
+ * synthesized records. */
+static void cur_advance(struct ana_session *s, struct stream_cur *c)
+{
+	cur_advance_in(s, c);
 }
 
 /* A cursor over the blocks of @type and @stream; with @jobs (@nr_jobs of
@@ -976,7 +984,7 @@ int ana_session_for_each(struct ana_session *s, ana_record_fn fn, void *ctx)
 		ret = fn(ctx, &c->rec);
 		if (ret)
 			goto out;
-		cur_advance(s, c);
+		cur_advance_in(s, c);
 		if (c->done) {
 			cur_release(s, c);
 			heap[0] = heap[--nheap];
