@@ -174,7 +174,33 @@ enum amb_screen_verdict {
 int amb_blocks_screen(struct amb_block_info *v, size_t *n, uint8_t *verdict,
 		      amb_screen_problem_fn problem, void *ctx);
 
-/* ---- reader.c ------------------------------------------------------------ */
+/* ---- reader.c, load.c ----------------------------------------------------- */
+
+/* An open file: reader.c fills it (header, blocks, problems), load.c
+ * reads blocks through it. */
+struct amb_reader {
+	int fd;
+	unsigned flags;
+	uint64_t file_size;
+	uint64_t data_end;
+	struct amb_file_header hdr;
+	bool indexed;
+	struct amb_block_info *blocks;
+	size_t nblocks, blocks_cap;
+	struct amb_problem *problems;
+	size_t nproblems, problems_cap;
+	bool hdr_damaged;      /* amb_reader_open_salvage(): the header did not check */
+};
+
+/*
+ * load.c: read block @bi (numbered @i, for messages; @bi need not be in
+ * the list yet, as the INDEX block while the index is read) into @p and
+ * decode it, as amb_reader_load() does.  *@data and *@len point into @p
+ * until its next load.  Errors as amb_reader_load(), the message in
+ * amb_payload_errmsg(@p).
+ */
+int amb_payload_load_block(struct amb_reader *r, const struct amb_block_info *bi, size_t i,
+			   struct amb_payload *p, const void **data, size_t *len);
 
 /*
  * Like amb_reader_open(), and on a fatal file header error also a message

@@ -178,7 +178,7 @@ mutation sort_reversed analyze/cmd/report_print.c \
 	's/return wx > wy ? -1 : 1;/return wx > wy ? 1 : -1;/' \
 	"unit:analyze/test_report_core"
 # A block's payload checksum never compared.
-mutation payload_checksum_unchecked format/reader.c \
+mutation payload_checksum_unchecked format/load.c \
 	's/if (computed != h.payload_checksum) {/if (0 \&\& computed != h.payload_checksum) {/' \
 	"unit:format/test_golden cli:test_info_verify.sh:verify_invalid_payload_checksum"
 # LOST records no longer counted.
@@ -200,7 +200,7 @@ mutation children_skip_outermost analyze/cmd/cmd_report.c \
 # The codec's room for a branch stack computed as a product that wraps.
 mutation codec_branch_room_wraps format/codec_sample_dec.c \
 	's/ROOM_N(d, \&w, n, 24);/ROOM(d, \&w, 24 * n);/' \
-	"unit:format/test_codec"
+	"unit:format/test_codec_hostile"
 # A number column's two streams not checked against each other on load.
 mutation codec_column_counts_unchecked format/codec_sample_dec.c \
 	's/if (!number_column_ok(\&d->col\[k\]))/if (0 \&\& !number_column_ok(\&d->col[k]))/' \

@@ -6,6 +6,7 @@
  * huge chains, time going backwards, samples the layout does not fit,
  * unknown record types); damaged payloads are refused, never decoded
  * wrong; the writer, reader, verify, salvage and the recoding copy.
+ * Payloads written by hand, as a hostile writer would: test_codec_hostile.c.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,24 +14,11 @@
 #include <stddef.h>
 
 #include <cmocka.h>
-#include <zstd.h>
 
 #include "tests/unit/format/fmt_test.h"
 #include "format/format_internal.h"
 
-/* perf_event.h's values, written out as FORMAT.md §4.1 lists them. */
-enum {
-	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ADDR = 1 << 3, S_READ = 1 << 4,
-	S_CALLCHAIN = 1 << 5, S_ID = 1 << 6, S_CPU = 1 << 7, S_PERIOD = 1 << 8,
-	S_STREAM_ID = 1 << 9, S_RAW = 1 << 10, S_BRANCH = 1 << 11, S_REGS_USER = 1 << 12,
-	S_STACK_USER = 1 << 13, S_WEIGHT = 1 << 14, S_DATA_SRC = 1 << 15,
-	S_IDENTIFIER = 1 << 16, S_TRANSACTION = 1 << 17, S_REGS_INTR = 1 << 18,
-	S_PHYS_ADDR = 1 << 19, S_AUX = 1 << 20, S_CGROUP = 1 << 21,
-	S_DATA_PAGE_SIZE = 1 << 22, S_CODE_PAGE_SIZE = 1 << 23, S_WEIGHT_STRUCT = 1 << 24,
-};
-enum { RF_ENABLED = 1, RF_RUNNING = 2, RF_ID = 4, RF_GROUP = 8, RF_LOST = 16 };
-#define CTX_KERNEL ((uint64_t)-128)
-#define CTX_USER   ((uint64_t)-512)
+#include "tests/unit/format/codec_test.h"
 
 /* ---- building records in a producer's byte order -------------------------- */
 
@@ -694,173 +682,6 @@ static void test_column_counts(void **state)
 	amb_sample_codec_free(dec);
 }
 
-/* ---- payloads written by hand (FORMAT.md §4.1) --------------------------------- */
-
-static void put_leb128(struct amb_buf *b, uint64_t v)
-{
-	do {
-		uint8_t x = (uint8_t)(v & 0x7f);
-
-		v >>= 7;
-		assert_int_equal(amb_buf_append(b, &(uint8_t){ (uint8_t)(x | (v ? 0x80 : 0)) }, 1), 0);
-	} while (v);
-}
-
-/*
- * A codec 2 payload of @records little-endian samples of @st, whose number
- * columns hold the values @vals[k][0 .. @nvals[k]) (column k of the
- * FORMAT.md table, every stream stored as it is): what a hostile writer
- * can put there.  Its raw_checksum is 0: only a decoder that got that far
- * would look.
- */
-static void hand_payload(struct amb_buf *out, uint64_t st, uint32_t records,
-			 const uint64_t *const vals[AMB_SAMPLE_COLUMNS],
-			 const size_t nvals[AMB_SAMPLE_COLUMNS])
-{
-	struct amb_buf s[AMB_SAMPLE_STREAMS];
-	uint8_t hdr[64] = { 0 };
-
-	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++)
-		s[i] = (struct amb_buf)AMB_BUF_INIT;
-	for (size_t k = 0; k < AMB_SAMPLE_COLUMNS; k++)
-		for (size_t j = 0; j < nvals[k]; j++) {
-			assert_int_equal(amb_buf_append(&s[2 * k], &(uint8_t){ (uint8_t)vals[k][j] }, 1), 0);
-			put_leb128(&s[2 * k + 1], vals[k][j] >> 8);
-		}
-	amb_put_le16(hdr, 64);
-	hdr[2] = 1;                      /* version */
-	hdr[3] = AMB_ENDIAN_LITTLE;
-	amb_put_le64(hdr + 8, st);
-	amb_put_le32(hdr + 48, records);
-	amb_put_le32(hdr + 52, AMB_SAMPLE_STREAMS);
-	out->len = 0;
-	assert_int_equal(amb_buf_append(out, hdr, sizeof(hdr)), 0);
-	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++) {
-		put_leb128(out, s[i].len);
-		if (s[i].len)
-			put_leb128(out, s[i].len);
-	}
-	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++) {
-		assert_int_equal(amb_buf_append(out, s[i].data, s[i].len), 0);
-		amb_buf_free(&s[i]);
-	}
-}
-
-/*
- * Counts a hostile payload makes as large as a u64 goes, where the room a
- * sample needs is their product or sum: a branch stack of 2^64 / 24 + 1
- * entries (24 times that wraps to 8), a user stack copy of 2^64 - 8 bytes
- * (plus its dyn_size, 0).  Refused as longer than raw_size, never written
- * past the end of the output (the unit tests run under AddressSanitizer).
- */
-static void test_hostile_counts(void **state)
-{
-	static const uint64_t head[] = { 1 }, branch[] = { 0x0aaaaaaaaaaaaaabull, 0, 0, 0, 0, 0, 0 },
-			      stack[] = { 0xfffffffffffffff8ull, 0, 0 }, small[] = { 16, 0, 0 };
-	const uint64_t *vals[AMB_SAMPLE_COLUMNS] = { 0 };
-	size_t nvals[AMB_SAMPLE_COLUMNS] = { 0 };
-	struct amb_sample_codec *dec = amb_sample_codec_new();
-	struct amb_buf p = AMB_BUF_INIT;
-	uint8_t *back = malloc(40);
-	char why[256];
-
-	(void)state;
-	assert_non_null(dec);
-	assert_non_null(back);
-	vals[0] = head;
-	nvals[0] = 1;
-	vals[11] = branch;  /* fields */
-	nvals[11] = 7;
-	hand_payload(&p, S_BRANCH, 1, vals, nvals);
-	why[0] = '\0';
-	assert_int_equal(amb_sample_decode(dec, p.data, p.len, back, 40, why, sizeof(why)),
-			 -AMB_E_DECOMPRESS);
-	assert_non_null(strstr(why, "longer than raw_size"));
-
-	vals[11] = NULL;
-	nvals[11] = 0;
-	vals[13] = stack;   /* stack_meta: size, dyn, tail */
-	nvals[13] = 3;
-	hand_payload(&p, S_STACK_USER, 1, vals, nvals);
-	why[0] = '\0';
-	assert_int_equal(amb_sample_decode(dec, p.data, p.len, back, 40, why, sizeof(why)),
-			 -AMB_E_DECOMPRESS);
-	assert_non_null(strstr(why, "longer than raw_size"));
-
-	/* A 10th varint byte holds bit 63 only: the first stream's raw_len
-	 * as 9 bytes of 0x80 and a 10th of 0x02 is refused, not read as 0. */
-	{
-		size_t at = amb_get_le16(p.data);
-		struct amb_buf q = AMB_BUF_INIT;
-		static const uint8_t overlong[10] = { 0x80, 0x80, 0x80, 0x80, 0x80,
-						      0x80, 0x80, 0x80, 0x80, 0x02 };
-
-		assert_int_equal(p.data[at], 1);  /* head's first stream: one byte */
-		assert_int_equal(amb_buf_append(&q, p.data, at), 0);
-		assert_int_equal(amb_buf_append(&q, overlong, sizeof(overlong)), 0);
-		assert_int_equal(amb_buf_append(&q, p.data + at + 1, p.len - at - 1), 0);
-		why[0] = '\0';
-		assert_int_equal(amb_sample_decode(dec, q.data, q.len, back, 40, why, sizeof(why)),
-				 -AMB_E_DECOMPRESS);
-		assert_non_null(strstr(why, "stream directory ends early"));
-		amb_buf_free(&q);
-	}
-
-	/* The same payloads with counts that fit decode (to what the
-	 * checksum, 0 here, then refuses): the builder is right. */
-	vals[13] = small;
-	hand_payload(&p, S_STACK_USER, 1, vals, nvals);
-	assert_int_equal(amb_sample_decode(dec, p.data, p.len, back, 40, why, sizeof(why)),
-			 -AMB_E_PAYLOAD_CHECKSUM);
-
-	free(back);
-	amb_buf_free(&p);
-	amb_sample_codec_free(dec);
-}
-
-/*
- * A stream is one zstd frame and nothing after it (FORMAT.md §4.1): a
- * frame followed by a stray byte is refused by name, as is a plain zstd
- * block's payload with one (§4).
- */
-static void test_one_frame(void **state)
-{
-	struct amb_sample_codec *dec = amb_sample_codec_new();
-	struct amb_buf p = AMB_BUF_INIT;
-	uint8_t hdr[64] = { 0 }, text[300], frame[400];
-	char why[256] = "";
-	size_t n;
-
-	(void)state;
-	assert_non_null(dec);
-	for (size_t i = 0; i < sizeof(text); i++)
-		text[i] = (uint8_t)('a' + i % 26);
-	n = ZSTD_compress(frame, sizeof(frame) - 1, text, sizeof(text), 3);
-	assert_false(ZSTD_isError(n));
-	assert_true(n + 1 < sizeof(text));
-	frame[n] = 0x5a;                 /* the stray byte */
-	amb_put_le16(hdr, 64);
-	hdr[2] = 1;
-	hdr[3] = AMB_ENDIAN_LITTLE;
-	amb_put_le32(hdr + 52, AMB_SAMPLE_STREAMS);
-	assert_int_equal(amb_buf_append(&p, hdr, sizeof(hdr)), 0);
-	for (size_t i = 0; i < AMB_SAMPLE_STREAMS; i++) {
-		if (i == 2) {            /* verbatim's bytes */
-			put_leb128(&p, sizeof(text));
-			put_leb128(&p, n + 1);
-		} else {
-			put_leb128(&p, 0);
-		}
-	}
-	assert_int_equal(amb_buf_append(&p, frame, n + 1), 0);
-	assert_int_equal(amb_sample_decode(dec, p.data, p.len, NULL, 0, why, sizeof(why)),
-			 -AMB_E_DECOMPRESS);
-	assert_non_null(strstr(why, "stream 2 (verbatim) is not one whole zstd frame"));
-
-	amb_buf_free(&p);
-	amb_sample_codec_free(dec);
-}
-
 /* Whole records only: the encoder refuses a torn one. */
 static void test_encode_refuses(void **state)
 {
@@ -1307,8 +1128,6 @@ int main(void)
 		cmocka_unit_test(test_many_chains),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_column_counts),
-		cmocka_unit_test(test_hostile_counts),
-		cmocka_unit_test(test_one_frame),
 		cmocka_unit_test(test_encode_refuses),
 		cmocka_unit_test(test_layout_from_attr),
 		cmocka_unit_test(test_writer),
