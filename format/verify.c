@@ -253,12 +253,12 @@ static void check_records(struct verify_ctx *v, size_t i, const struct amb_block
 			  const struct amb_payload *p, const uint8_t *data, size_t len, bool big)
 {
 	uint64_t count = 0;
-	size_t pos = 0;
+	size_t pos = 0, decoded;
 
 	/* A sample-codec payload is whole records by construction (its
 	 * decoder writes each record's size), and it knows how many. */
-	if (amb_payload_chains(p, &pos)) {
-		count = pos;
+	if (amb_payload_chains(p, &decoded)) {
+		count = decoded;
 		pos = len;
 	}
 	while (len - pos >= 8) {

@@ -463,19 +463,18 @@ static const struct sym_range *range_find(const struct ana_sym_cache *c, uint64_
 }
 
 /* Remember that @name covers [start, start + size) if nothing else can
- * answer for an address there.  Failing to remember costs only time. */
+ * answer for an address there (the table is loaded: lookup_symbol()).
+ * Failing to remember costs only time. */
 static void range_learn(struct ana_sym_cache *c, uint64_t start, uint64_t size,
 			const char *name)
 {
 	uint64_t end;
 	size_t i;
 
-	if (!size || __builtin_add_overflow(start, size, &end))
+	/* Without the table (none, or it could not be loaded) no range is
+	 * known to be clean. */
+	if (!size || __builtin_add_overflow(start, size, &end) || !c->spans)
 		return;
-	if (!c->spans_loaded && load_spans(c)) {
-		spans_drop(c);
-		return;
-	}
 	if (!range_is_clean(c, start, end))
 		return;
 	if (amb_ensure_cap((void **)&c->ranges, &c->cap_ranges, sizeof(*c->ranges),
