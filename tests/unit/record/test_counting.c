@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,16 +32,23 @@ static void self_target(struct rec_target *t, pid_t *tid)
 	t->go_fd = t->err_fd = -1;
 }
 
+/* Touch 256 fresh pages (a page fault each) and spin (task-clock).  The
+ * pages are mapped here, not malloc()ed: after the first free() glibc
+ * raises its mmap threshold and serves the next MiB from the heap, whose
+ * pages may be faulted in already; and no transparent huge page may make
+ * them one fault. */
 static void busy(void)
 {
-	volatile char *p = malloc(1 << 20);
+	volatile char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	/* Touch fresh pages (page faults) and spin (task-clock). */
+	assert_true(p != MAP_FAILED);
+	madvise((void *)p, 1 << 20, MADV_NOHUGEPAGE);
 	for (int i = 0; i < (1 << 20); i += 4096)
 		p[i] = 1;
 	for (volatile int i = 0; i < 2000000; i++)
 		;
-	free((void *)p);
+	munmap((void *)p, 1 << 20);
 }
 
 static void open_or_skip(struct rec_counting *c, struct rec_event_list *l, const char *spec,
