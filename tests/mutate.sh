@@ -217,6 +217,18 @@ mutation sym_table_alias_ignored analyze/resolve/symbols.c \
 mutation sym_table_past_end analyze/resolve/symbols.c \
 	's/if (!s->name || s->end <= addr || /if (!s->name || /' \
 	"unit:analyze/test_sym_ranges"
+# A PLT stub's GOT slot read one byte short: no stub named.
+mutation plt_slot_off_by_one analyze/resolve/plt.c \
+	's/\*slot = addr + p + 6 + /*slot = addr + p + 5 + /' \
+	"unit:analyze/test_plt"
+# An ifunc's stub (IRELATIVE) named by objdump's *ABS* form, not the ifunc.
+mutation plt_ifunc_unnamed analyze/resolve/plt.c \
+	's/: name_at ? name_at(ctx, e->ifunc) : NULL;/: 0 \&\& name_at ? name_at(ctx, e->ifunc) : NULL;/' \
+	"unit:analyze/test_plt"
+# archive --mini drops the GLOB_DAT relocations that name .plt.got stubs.
+mutation mini_drops_glob_dat analyze/resolve/elfmini.c \
+	's/if ((type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT ||/if ((type == R_X86_64_JUMP_SLOT ||/' \
+	"unit:analyze/test_plt"
 
 # --- the table ----------------------------------------------------------------------
 echo

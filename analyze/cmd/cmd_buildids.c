@@ -19,7 +19,8 @@ static const char usage[] =
 "usage: amber-analyze buildids [OPTIONS] [FILE]\n\n"
 "Every DSO of the recording: build-id, samples in it, frames in it, and\n"
 "where analysis finds its ELF: embedded, path, symfs, debug-dir, ~/.debug,\n"
-"debuginfod, missing, or MISMATCH (only files with another build-id exist).\n"
+"debuginfod, host (this machine's vDSO: the same kernel), missing, or\n"
+"MISMATCH (only files with another build-id exist).\n"
 "The kernel's symbols come from the recording: kallsyms, or unused when the\n"
 "recorder kept none because no sample was in the kernel.\n\n"
 "      --symfs DIR       look for the recorded paths under DIR, not on this host\n"
@@ -44,12 +45,13 @@ static const char *where(const struct ana_dso *d)
 	case ANA_DSO_FROM_DEBUG_DIR: return "debug-dir";
 	case ANA_DSO_FROM_DOT_DEBUG: return "~/.debug";
 	case ANA_DSO_FROM_DEBUGINFOD: return "debuginfod";
+	case ANA_DSO_FROM_HOST_VDSO: return "host";
 	case ANA_DSO_FROM_NONE: break;
 	}
 	return "found";
 }
 
-static int print_table(struct ana_session *s, struct ana_dso_table *t, struct ana_embed *e,
+static int print_table(struct ana_session *s, struct ana_dso_table *t,
 		       const struct ana_dso_hits *h, bool only_hit)
 {
 	char hex[2 * ANA_BUILD_ID_MAX + 1];
@@ -80,10 +82,16 @@ static int print_table(struct ana_session *s, struct ana_dso_table *t, struct an
 		for (k = 0; k < b->build_id_len; k++)
 			snprintf(hex + 2 * k, 3, "%02x", b->build_id[k]);
 		hex[2 * k] = '\0';
-		if (b->kind == AMB_DSO_VDSO)
-			w = ana_embed_has(e, b->build_id, b->build_id_len, AMB_FILE_VDSO)
-			    ? "embedded" : "-";
-		else if (ksyms_len)
+		if (b->kind == AMB_DSO_VDSO) {
+			/* Embedded, or this machine's own (the same kernel). */
+			struct ana_dso *d = ana_dso_table_get(t, b->path, b->build_id,
+							      b->build_id_len, true, 0);
+
+			if (!d)
+				return -ENOMEM;
+			ana_dso_resolve(t, d);
+			w = where(d);
+		} else if (ksyms_len)
 			w = "kallsyms";
 		else  /* trimmed to nothing: no sample was in the kernel */
 			w = ana_session_meta(s, "ksyms.kept") ? "unused" : "missing";
@@ -142,8 +150,7 @@ int ana_cmd_buildids(int argc, char **argv)
 		 * sample too. */
 		amb_warn_fn warn = amb_set_warn(NULL, NULL);
 
-		err = print_table(ana_pipeline_session(p), ana_pipeline_dsos(p),
-				  ana_pipeline_embed(p), &h, a.only_hit);
+		err = print_table(ana_pipeline_session(p), ana_pipeline_dsos(p), &h, a.only_hit);
 		amb_set_warn(warn, NULL);
 	}
 	if (err)

@@ -9,14 +9,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <elfutils/libdwelf.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -384,6 +388,53 @@ static bool symfs_resolve(struct ana_dso_table *t, const char *rel, char *out, s
 	return true;
 }
 
+static char host_vdso_file[64];
+static pthread_once_t host_vdso_once = PTHREAD_ONCE_INIT;
+
+/* Copy this process's vDSO, whose address the auxiliary vector gives and
+ * whose length its [vdso] line in /proc/self/maps, into a memfd. */
+static void host_vdso_make(void)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	uint64_t start, end, len = 0;
+	char line[512];
+	FILE *f;
+	int fd;
+
+	if (!base || !(f = fopen("/proc/self/maps", "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
+		    start == base && end > start)
+			len = end - start;
+	fclose(f);
+	if (!len || (fd = memfd_create("amber-vdso", MFD_CLOEXEC)) < 0)
+		return;
+	for (uint64_t done = 0; done < len;) {
+		ssize_t n = write(fd, (const char *)base + done, (size_t)(len - done));
+
+		if (n <= 0) {
+			close(fd);
+			return;
+		}
+		done += (uint64_t)n;
+	}
+	/* Kept open for the life of the process: the path names it. */
+	snprintf(host_vdso_file, sizeof(host_vdso_file), "/proc/self/fd/%d", fd);
+}
+
+/*
+ * This machine's vDSO as a file, "/proc/self/fd/N", made once; NULL when
+ * it cannot be read.  A recording's [vdso] whose build-id is this
+ * kernel's resolves to it, as perf's does through its cache on the host
+ * that recorded (try_candidate() checks the build-id).
+ */
+static const char *host_vdso(void)
+{
+	pthread_once(&host_vdso_once, host_vdso_make);
+	return host_vdso_file[0] ? host_vdso_file : NULL;
+}
+
 /* Steps 1-5 of ana_dso_resolve for @d, in order, into @c. */
 static size_t local_candidates(const struct ana_dso_table *t, const struct ana_dso *d,
 			       struct dso_cand *c)
@@ -400,6 +451,8 @@ static size_t local_candidates(const struct ana_dso_table *t, const struct ana_d
 		if (p)
 			cand_add(c, &n, ANA_DSO_FROM_EMBEDDED, false, "%s", p);
 	}
+	if (d->type == ANA_DSO_TYPE_VDSO && d->build_id_len && !symfs && host_vdso())
+		cand_add(c, &n, ANA_DSO_FROM_HOST_VDSO, false, "%s", host_vdso());
 	if (d->type != ANA_DSO_TYPE_FILE)
 		return n;   /* a [vdso] exists only in memory, or embedded */
 	/* perf's --symfs: the recorded path under DIR, never on this host. */

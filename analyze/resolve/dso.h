@@ -35,6 +35,7 @@ enum ana_dso_origin {
 	ANA_DSO_FROM_DEBUG_DIR, /* <debug_dir>/.build-id */
 	ANA_DSO_FROM_DOT_DEBUG, /* ~/.debug */
 	ANA_DSO_FROM_DEBUGINFOD,
+	ANA_DSO_FROM_HOST_VDSO, /* this machine's vDSO: the same kernel build */
 };
 
 enum ana_dso_type {
@@ -102,8 +103,9 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
 /*
  * Find @d's ELF file (once; later calls return the first answer) in this
  * order, using a file only when its build-id equals the recorded one:
- *  1. a copy embedded in the recording (FILE blocks, FORMAT.md §5.5; the
- *     only place a [vdso] is looked for),
+ *  1. a copy embedded in the recording (FILE blocks, FORMAT.md §5.5); for
+ *     a [vdso], only that and, without --symfs, this machine's own vDSO
+ *     (its kernel's, read from this process's memory),
  *  2. the recorded path; with --symfs DIR, DIR/<recorded path> instead,
  *     so that an empty DIR hides this machine's files as in perf,
  *  3. <debug_dir>/.build-id/xx/rest.debug, where debug_dir defaults to

@@ -6,7 +6,9 @@
  * ELF addresses).  Every other section keeps its header, as SHT_NOBITS, so
  * section numbers, sh_link and sh_info stay valid: the result is what
  * `eu-strip --only-keep-debug` makes, plus .eh_frame and the dynamic
- * symbols.
+ * symbols, and on x86-64 what names the PLT stubs (plt.c): the PLT
+ * sections and, of the relocation sections, the relocations that fill
+ * the GOT slots the stubs jump through.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -27,7 +29,7 @@ static bool keep_section(const char *name, const GElf_Shdr *sh, size_t idx, size
 		".debug_frame", ".debug_line", ".debug_line_str", ".debug_info",
 		".debug_abbrev", ".debug_str", ".debug_str_offsets", ".debug_addr",
 		".debug_rnglists", ".debug_ranges", ".debug_aranges", ".gnu_debuglink",
-		".gnu_debugdata",
+		".gnu_debugdata", ".plt", ".plt.sec", ".plt.got",
 	};
 
 	if (idx == shstrndx || sh->sh_type == SHT_NOTE)
@@ -47,10 +49,55 @@ static bool keep_section(const char *name, const GElf_Shdr *sh, size_t idx, size
 	return false;
 }
 
-/* Copy the sections of @in to @out, emptying those not kept. */
-static int copy_sections(Elf *in, Elf *out, size_t shstrndx)
+#ifndef R_X86_64_IRELATIVE
+#define R_X86_64_IRELATIVE 37
+#endif
+
+/*
+ * Into @nd, a new data of @out's copy of the x86-64 RELA section @scn: its
+ * relocations that fill a GOT slot a PLT stub jumps through (JUMP_SLOT,
+ * GLOB_DAT, IRELATIVE), in a buffer *@buf owned by the caller until the
+ * file is written.  0, -EINVAL or -ENOMEM.
+ */
+static int copy_plt_relas(Elf_Scn *scn, Elf_Data *nd, void **buf)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = 0, total;
+	GElf_Rela r;
+
+	if (!d)
+		return -EINVAL;
+	total = d->d_size / sizeof(Elf64_Rela);
+	*buf = malloc(total ? total * sizeof(Elf64_Rela) : 1);
+	if (!*buf)
+		return -ENOMEM;
+	nd->d_buf = *buf;
+	nd->d_type = ELF_T_RELA;
+	nd->d_align = 8;
+	nd->d_version = EV_CURRENT;
+	nd->d_size = total * sizeof(Elf64_Rela);
+	for (size_t i = 0; i < total && i <= INT32_MAX; i++) {
+		uint64_t type;
+
+		if (!gelf_getrela(d, (int)i, &r))
+			return -EINVAL;
+		type = GELF_R_TYPE(r.r_info);
+		if ((type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT ||
+		     type == R_X86_64_IRELATIVE) && !gelf_update_rela(nd, (int)n++, &r))
+			return -EINVAL;
+	}
+	nd->d_size = n * sizeof(Elf64_Rela);
+	return 0;
+}
+
+/* Copy the sections of @in to @out, emptying those not kept; the
+ * buffers of the filtered ones go to @bufs (one per section). */
+static int copy_sections(Elf *in, Elf *out, size_t shstrndx, void **bufs)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	bool x86_64 = gelf_getehdr(in, &eh) && eh.e_machine == EM_X86_64 &&
+		      gelf_getclass(in) == ELFCLASS64;
 
 	while ((scn = elf_nextscn(in, scn))) {
 		Elf_Scn *nscn = elf_newscn(out);
@@ -66,7 +113,12 @@ static int copy_sections(Elf *in, Elf *out, size_t shstrndx)
 		nd = elf_newdata(nscn);
 		if (!nd)
 			return -ENOMEM;
-		if (keep) {
+		if (x86_64 && sh.sh_type == SHT_RELA && sh.sh_entsize == sizeof(Elf64_Rela)) {
+			int err = copy_plt_relas(scn, nd, &bufs[elf_ndxscn(scn)]);
+
+			if (err)
+				return err;
+		} else if (keep) {
 			d = elf_rawdata(scn, NULL);
 			if (!d)
 				return -EINVAL;
@@ -91,9 +143,10 @@ static int copy_sections(Elf *in, Elf *out, size_t shstrndx)
 
 int ana_elf_reduce(const void *image, size_t len, uint8_t **out, size_t *out_len)
 {
-	Elf *in = NULL, *o = NULL;
+	Elf *in = NULL, *o = NULL, *chk;
 	GElf_Ehdr eh;
-	size_t shstrndx, nph;
+	size_t shstrndx, nph, nscn = 0;
+	void **bufs = NULL;
 	uint8_t *buf = NULL;
 	off_t size;
 	int fd = -1, err = -EINVAL;
@@ -123,7 +176,14 @@ int ana_elf_reduce(const void *image, size_t len, uint8_t **out, size_t *out_len
 				goto out;
 		}
 	}
-	err = copy_sections(in, o, shstrndx);
+	if (elf_getshdrnum(in, &nscn))
+		goto out;
+	bufs = calloc(nscn ? nscn : 1, sizeof(*bufs));
+	if (!bufs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = copy_sections(in, o, shstrndx, bufs);
 	if (err)
 		goto out;
 	err = -EINVAL;
@@ -140,6 +200,12 @@ int ana_elf_reduce(const void *image, size_t len, uint8_t **out, size_t *out_len
 		if (!gelf_update_shdr(z, &s0))
 			goto out;
 	}
+	/* Laid out first, written only when no bigger than the input (plus
+	 * room for headers): the sections kept are the input's, and a hostile
+	 * alignment must not have gigabytes of padding written. */
+	size = elf_update(o, ELF_C_NULL);
+	if (size <= 0 || (uint64_t)size > (uint64_t)len + (1u << 20))
+		goto out;
 	size = elf_update(o, ELF_C_WRITE);
 	if (size <= 0)
 		goto out;
@@ -157,6 +223,13 @@ int ana_elf_reduce(const void *image, size_t len, uint8_t **out, size_t *out_len
 		}
 		done += n;
 	}
+	/* What libelf wrote from a hostile header, it may not read back. */
+	chk = elf_memory((char *)buf, (size_t)size);
+	if (!chk || elf_kind(chk) != ELF_K_ELF || !gelf_getehdr(chk, &eh)) {
+		elf_end(chk);
+		goto out;
+	}
+	elf_end(chk);
 	*out = buf;
 	*out_len = (size_t)size;
 	buf = NULL;
@@ -164,6 +237,9 @@ int ana_elf_reduce(const void *image, size_t len, uint8_t **out, size_t *out_len
 out:
 	free(buf);
 	elf_end(o);
+	for (size_t i = 0; bufs && i < nscn; i++)
+		free(bufs[i]);
+	free(bufs);
 	elf_end(in);
 	if (fd >= 0)
 		close(fd);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "analyze/resolve/dso.h"
+#include "analyze/resolve/plt.h"
 #include "analyze/resolve/symbols.h"
 #include "common/hashmap.h"
 #include "common/util.h"
@@ -85,6 +86,8 @@ struct ana_sym_cache {
 	bool spans_loaded;
 	struct sym_range *ranges; /* sorted by start, disjoint */
 	size_t nr_ranges, cap_ranges;
+	struct ana_plt plt;      /* the PLT stubs' names (plt.c) */
+	bool plt_loaded;
 };
 
 static char *debuginfo_path;
@@ -107,6 +110,7 @@ void ana_sym_cache_free(struct ana_sym_cache *c)
 	free(c->spans);
 	free(c->reach);
 	free(c->ranges);
+	ana_plt_free(&c->plt);
 	while (c->chunks) {
 		struct cache_chunk *next = c->chunks->next;
 
@@ -487,14 +491,42 @@ static void range_learn(struct ana_sym_cache *c, uint64_t start, uint64_t size,
 	c->nr_ranges++;
 }
 
-/* The ELF symbol containing @addr into @info. */
+/* The function starting exactly at @addr, for an IRELATIVE PLT stub's
+ * ifunc (ana_plt_name()), or NULL. */
+static const char *function_at(void *ctx, uint64_t addr)
+{
+	struct ana_sym_cache *c = ctx;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
+
+	return name && !off ? name : NULL;
+}
+
+/* The ELF symbol containing @addr into @info; a PLT stub, which none
+ * covers, as NAME@plt. */
 static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym_info *info)
 {
 	const struct sym_range *r = range_find(c, addr);
+	struct ana_plt_entry *pe;
 	const struct sym_span *sp;
 	GElf_Off off = 0;
 	GElf_Sym sym;
 
+	if (!c->plt_loaded) {
+		GElf_Addr bias;
+
+		/* Without memory for them, stubs stay unnamed. */
+		ana_plt_load(dwfl_module_getelf(c->mod, &bias), &c->plt);
+		c->plt_loaded = true;
+	}
+	if ((pe = ana_plt_find(&c->plt, addr)) && ana_plt_name(&c->plt, pe, function_at, c)) {
+		info->name = pe->name;
+		info->offset = addr - pe->start;
+		info->sym_start = pe->start;
+		info->sym_size = pe->end - pe->start;
+		return;
+	}
 	if (r) {
 		info->name = r->name;
 		info->offset = addr - r->start;

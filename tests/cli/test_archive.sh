@@ -10,7 +10,9 @@
 #    run loses the symbols of the program and of libc;
 #  - buildids says where each DSO's ELF comes from;
 #  - vDSO frames get the vDSO's symbols (__vdso_clock_gettime) from the
-#    image --embed stores;
+#    image --embed stores, and without it from this machine's own vDSO
+#    (the same kernel: buildids says "host"), but not with --symfs, which
+#    stands for another machine;
 #  - a binary rebuilt after recording (another build-id): without
 #    embedding its frames are marked stale, with --embed the symbols are
 #    right;
@@ -249,6 +251,24 @@ EOF
 		ok archive_vdso
 	else
 		fail archive_vdso "no named vDSO symbol: $(grep vdso "$T/vd/report.txt" | head -n 3 | tr '\n' '|') $(head -n 2 "$T/vd/report.err")"
+	fi
+	# Not embedded: on this host, its own vDSO (same kernel, same build-id).
+	(cd "$T/vd" && run_timeout 60 "$REC" -e cpu-clock -F 1000 -g -o "$T/vd/p.amber" -- ./vd) \
+		>"$T/vd/prec.log" 2>&1 ||
+		{ fail archive_vdso_host "recording failed: $(tail -n 1 "$T/vd/prec.log")"; return; }
+	mkdir -p "$T/vd/empty"
+	"$ANA" buildids "$T/vd/p.amber" >"$T/vd/pbid.txt" 2>&1
+	"$ANA" buildids --symfs "$T/vd/empty" "$T/vd/p.amber" >"$T/vd/sbid.txt" 2>&1
+	"$ANA" report --no-children --sort dso,sym "$T/vd/p.amber" >"$T/vd/preport.txt" 2>/dev/null
+	if ! awk '$NF == "[vdso]" && $4 == "host" { f = 1 } END { exit !f }' "$T/vd/pbid.txt"; then
+		fail archive_vdso_host "[vdso] not found as this host's: $(grep vdso "$T/vd/pbid.txt")"
+	elif ! awk '$NF == "[vdso]" && $4 == "-" { f = 1 } END { exit !f }' "$T/vd/sbid.txt"; then
+		fail archive_vdso_host "with --symfs, [vdso] found anyway: $(grep vdso "$T/vd/sbid.txt")"
+	elif awk '$1 ~ /%$/ && $4 == "[vdso]" { f = 1 } END { exit !f }' "$T/vd/preport.txt" &&
+	     ! awk '$1 ~ /%$/ && $4 == "[vdso]" && $6 ~ /^__vdso_/ { f = 1 } END { exit !f }' "$T/vd/preport.txt"; then
+		fail archive_vdso_host "no named vDSO symbol: $(grep vdso "$T/vd/preport.txt" | head -n 3 | tr '\n' '|')"
+	else
+		ok archive_vdso_host
 	fi
 }
 
