@@ -11,6 +11,11 @@
  *                                    writes after writer_pause (--ms)
  *   mutex-waiter  mutex_wait         pthread_mutex_lock of a mutex     S
  *                                    mutex-holder keeps --ms (holder_pause)
+ *
+ * The partners (pipe-writer, mutex-holder) start their pause only once
+ * the waiting thread says it is about to block (a semaphore it posts
+ * right before its timed call): so each timed wait lasts at least --ms,
+ * however late a loaded machine runs the waiting thread.
  *   vforker       vfork_wait         vfork(): blocked until the child, D
  *                                    which sleeps --ms in vfork_child, exits
  *
@@ -71,6 +76,7 @@ static unsigned nr_reports;
 static int pipe_fds[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t held, released;
+static sem_t reading, locking;  /* the waiting thread is about to block */
 static volatile uint64_t sink;
 /*
  * Calls per wait function.  Each function counts its own, after its
@@ -239,8 +245,10 @@ static void *reader_thread(void *arg)
 {
 	struct report *r = begin(arg, "pipe-reader", "pipe_wait", 'S');
 
-	for (unsigned long i = 0; i < opt.rounds; i++)
+	for (unsigned long i = 0; i < opt.rounds; i++) {
+		sem_post(&reading);
 		TIMED(r, pipe_wait());
+	}
 	end(r);
 	return NULL;
 }
@@ -250,6 +258,7 @@ static void *writer_thread(void *arg)
 	struct report *r = begin(arg, "pipe-writer", NULL, 'S');
 
 	for (unsigned long i = 0; i < opt.rounds; i++) {
+		wait_turn(&reading);
 		writer_pause();
 		if (write(pipe_fds[1], "x", 1) != 1 && !r->err)
 			r->err = errno;
@@ -264,6 +273,7 @@ static void *waiter_thread(void *arg)
 
 	for (unsigned long i = 0; i < opt.rounds; i++) {
 		wait_turn(&held);
+		sem_post(&locking);
 		TIMED(r, -mutex_wait());
 		pthread_mutex_unlock(&lock);
 		sem_post(&released);
@@ -279,6 +289,7 @@ static void *holder_thread(void *arg)
 	for (unsigned long i = 0; i < opt.rounds; i++) {
 		pthread_mutex_lock(&lock);
 		sem_post(&held);
+		wait_turn(&locking);
 		holder_pause();
 		pthread_mutex_unlock(&lock);
 		wait_turn(&released);
@@ -400,7 +411,8 @@ int main(int argc, char **argv)
 
 	if (parse(argc, argv))
 		return 2;
-	if (pipe(pipe_fds) || sem_init(&held, 0, 0) || sem_init(&released, 0, 0)) {
+	if (pipe(pipe_fds) || sem_init(&held, 0, 0) || sem_init(&released, 0, 0) ||
+	    sem_init(&reading, 0, 0) || sem_init(&locking, 0, 0)) {
 		perror("waiter: setup");
 		return 1;
 	}
