@@ -24,8 +24,10 @@ static const char usage[] =
 "\n"
 "  -o, --output FILE      the .amber file to write (must not exist)\n"
 "      --kallsyms FILE    kernel symbols (a /proc/kallsyms copy from the recording\n"
-"                         host); perf.data stores none.  Default: this host's\n"
-"                         /proc/kallsyms when its kernel build-id is the recorded one\n"
+"                         host and boot); perf.data stores none.  Default: this\n"
+"                         host's /proc/kallsyms when its kernel is the recorded one\n"
+"                         (build-id; without one, host name and kernel release)\n"
+"                         and it puts _text where the recording had it\n"
 "      --no-kallsyms      store no kernel symbols\n"
 "  -z, --compression-level N  zstd level of the blocks (default 3)\n";
 
@@ -98,7 +100,9 @@ int ana_cmd_import(int argc, char **argv)
 		(unsigned long long)st.samples, (unsigned long long)st.synth,
 		(unsigned long long)st.streams, st.streams == 1 ? "" : "s", a.out);
 	if (st.ksyms_from)
-		fprintf(stderr, "amber-analyze: import: kernel symbols from %s\n", st.ksyms_from);
+		fprintf(stderr, "amber-analyze: import: kernel symbols from %s%s%s%s\n", st.ksyms_from,
+			st.ksyms_why ? " (" : "", st.ksyms_why ? st.ksyms_why : "",
+			st.ksyms_why ? ")" : "");
 	else
 		fprintf(stderr, "amber-analyze: import: no kernel symbols (perf.data stores none; "
 			"--kallsyms FILE adds a copy of the recording host's /proc/kallsyms)\n");

@@ -139,7 +139,8 @@ int ana_perfdata_for_each(struct ana_perfdata *pd, ana_perfdata_record_fn fn, vo
 struct ana_import_opts {
 	const char *kallsyms;    /* a kallsyms text file for the KSYMS block, or NULL */
 	bool host_kallsyms;      /* with no @kallsyms: this host's /proc/kallsyms when its
-				  * kernel build-id is the recorded one */
+				  * kernel is the recorded one (build-id, else host name
+				  * and release) and _text where the recording had it */
 	int zstd_level;          /* AMB_DEFAULT_ZSTD_LEVEL */
 	uint64_t created_ns;     /* the .amber header's creation time; 0: now */
 };
@@ -152,6 +153,7 @@ struct ana_import_stats {
 	uint64_t bad;            /* records that did not parse, dropped */
 	uint64_t streams;        /* RING streams (CPUs) */
 	const char *ksyms_from;  /* where the KSYMS block came from, or NULL */
+	const char *ksyms_why;   /* why this host's table was taken, or NULL */
 	bool damaged;            /* the data section was cut or damaged */
 };
 

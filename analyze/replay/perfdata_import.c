@@ -14,14 +14,17 @@
  * what ran before it started carry time 0 and go into SYNTH blocks.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "analyze/replay/perf_record.h"
 #include "analyze/replay/perfdata.h"
 #include "analyze/replay/replay.h"
+#include "common/kallsyms.h"
 #include "common/util.h"
 #include <amber/common.h>
 
@@ -341,28 +344,107 @@ static size_t host_kernel_build_id(uint8_t *out, size_t max)
 	return got;
 }
 
+/* perf's kernel map, the first records it synthesizes: the reference
+ * symbol its name ends with ("[kernel.kallsyms]_text": _text) and where
+ * that symbol was when perf recorded (the MMAP's pgoff). */
+struct kref {
+	struct ana_parser *parser;
+	char sym[64];
+	uint64_t addr;
+	bool found;
+};
+
+/* ana_perfdata_for_each(): stop at perf's kernel MMAP, or at the first
+ * sample (perf synthesizes its maps before). */
+static int find_kref(void *ctx, const uint8_t *rec, size_t len, uint32_t type)
+{
+	static const char prefix[] = "[kernel.kallsyms]";
+	struct kref *k = ctx;
+	struct ana_record r;
+
+	if (type == PERF_RECORD_SAMPLE)
+		return 1;
+	if ((type != PERF_RECORD_MMAP && type != PERF_RECORD_MMAP2) ||
+	    ana_parse_record(k->parser, rec, len, &r) < 0 || !r.u.mmap.filename ||
+	    strncmp(r.u.mmap.filename, prefix, sizeof(prefix) - 1))
+		return 0;
+	snprintf(k->sym, sizeof(k->sym), "%s", r.u.mmap.filename + sizeof(prefix) - 1);
+	k->addr = r.u.mmap.pgoff;
+	k->found = k->sym[0] != '\0';
+	return 1;
+}
+
+/* The address of kernel symbol @name in kallsyms @text, or 0. */
+static uint64_t kallsyms_addr(const char *text, size_t len, const char *name)
+{
+	const char *pos = text, *end = text + len;
+	size_t n = strlen(name);
+	struct amb_kallsym sym;
+	int r;
+
+	while ((r = amb_kallsyms_next(text, &pos, end, &sym)) != 0)
+		if (r == 1 && !sym.module && sym.name_len == n && !memcmp(sym.name, name, n))
+			return sym.addr;
+	return 0;
+}
+
+/* The value of META key @key of the perf.data, or NULL. */
+static const char *meta_of(const struct importer *im, const char *key)
+{
+	size_t n;
+	const struct ana_perfdata_kv *kv = ana_perfdata_kvs(im->pd, ANA_PERFDATA_META, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].val;
+	return NULL;
+}
+
 /*
  * perf.data holds no kernel symbols: perf reads them at report time from
- * /proc/kallsyms when the kernel is the recorded one.  The importer does
- * the same, once: --kallsyms FILE, else this host's table when its kernel
- * build-id is the recorded one.
+ * /proc/kallsyms, trusting they are the recorded kernel's.  The importer
+ * stores them once: --kallsyms FILE, else this host's table when its
+ * kernel is the recorded one, by build-id or, for a perf.data without the
+ * kernel's build-id (perf record -B), by the same host name and kernel
+ * release.  Either way the table must put perf's reference symbol (_text)
+ * where the recording had it: a table of another boot (KASLR moves the
+ * kernel) would name every kernel frame wrongly.
  */
 static int write_ksyms(struct importer *im, const struct ana_import_opts *o)
 {
 	struct amb_block_desc d = { AMB_BLOCK_KSYMS, AMB_STREAM_NONE, 0, 0, 0 };
-	const char *path = o->kallsyms;
+	struct kref k = { .parser = im->parser };
+	const char *path = o->kallsyms, *why = NULL;
+	struct ana_perfdata_stats ps;
+	uint64_t at;
 	char *text;
 	size_t len;
+	int err;
 
+	err = ana_perfdata_for_each(im->pd, find_kref, &k, &ps);
+	if (err < 0)
+		return err;
 	if (!path && o->host_kallsyms) {
 		uint8_t host[64];
 		size_t hlen = host_kernel_build_id(host, sizeof(host)), n;
 		const struct ana_perfdata_buildid *b = ana_perfdata_buildids(im->pd, &n);
+		bool has_kernel_id = false;
+		const char *hostname = meta_of(im, "hostname"), *release = meta_of(im, "uname.release");
+		struct utsname u;
 
-		for (size_t i = 0; i < n && hlen; i++)
-			if (b[i].kind == AMB_DSO_KERNEL && b[i].size == hlen &&
-			    !memcmp(b[i].build_id, host, hlen))
-				path = "/proc/kallsyms";
+		for (size_t i = 0; i < n; i++) {
+			if (b[i].kind != AMB_DSO_KERNEL)
+				continue;
+			has_kernel_id = true;
+			if (hlen && b[i].size == hlen && !memcmp(b[i].build_id, host, hlen))
+				why = "this host's: the recorded kernel build-id";
+		}
+		if (!has_kernel_id && k.found && hostname && release && !uname(&u) &&
+		    !strcmp(hostname, u.nodename) && !strcmp(release, u.release))
+			why = "this host's: no kernel build-id recorded, the same host name and "
+			      "kernel release";
+		if (why)
+			path = "/proc/kallsyms";
 	}
 	if (!path)
 		return 0;
@@ -371,9 +453,25 @@ static int write_ksyms(struct importer *im, const struct ana_import_opts *o)
 		amb_errmsg_set("--kallsyms %s: %s", path, strerror(errno));
 		return -errno;
 	}
+	if (k.found && (at = kallsyms_addr(text, len, k.sym)) != k.addr) {
+		free(text);
+		if (why) {
+			amb_warn("this host's kernel is the recorded one, but its /proc/kallsyms puts %s "
+				 "at 0x%" PRIx64 ", the recording at 0x%" PRIx64 " (another boot, or "
+				 "addresses hidden from this user): no kernel symbols stored; "
+				 "--kallsyms FILE gives the recording boot's", k.sym, at, k.addr);
+			return 0;
+		}
+		amb_errmsg_set("--kallsyms %s: %s is at 0x%" PRIx64 " in it, at 0x%" PRIx64
+			       " in the recording: the table of another boot or kernel would name "
+			       "kernel frames wrongly (--no-kallsyms stores none)",
+			       path, k.sym, at, k.addr);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < len; i++)
 		d.record_count += text[i] == '\n';
 	im->st->ksyms_from = path;
+	im->st->ksyms_why = why;
 	return amb_writer_append_owned(im->w, &d, text, len);
 }
 

@@ -5,7 +5,9 @@
 # `perf report` gives on the original; perf script text exported from the
 # import is byte-identical to `perf script`; a cut or damaged perf.data is
 # named as such and what is intact is imported; an analyzer command given
-# a perf.data says what it is.
+# a perf.data says what it is; kernel symbols come from this host's
+# kallsyms when the recording is of this host's kernel and boot, even
+# without build-ids, and a table of another boot is refused.
 . "$(dirname "$0")/lib.sh"
 
 W=$PROG/workload
@@ -189,9 +191,17 @@ test_script_identical() {
 # recording) and each frame to "sym+off (dso)": perf script prints the ip
 # of a frame with -F ...,dso relative to its object, amber the address.
 script_frames() {
-	awk '/^[^\t]/ { gsub(/ \[[0-9]+\]/, ""); gsub(/[ ]+/, " "); sub(/^ /, ""); sub(/ $/, ""); print; next }
-	     /^\t/ { $1 = ""; sub(/^ /, ""); print; next }
-	     { print }' "$1"
+	# Where a frame-pointer chain runs into unmapped addresses (a sample
+	# in code built without frame pointers, such as libc's thread start),
+	# perf prints each as "[unknown] ([unknown])" and amber cuts the chain
+	# with one "[broken frame-pointer chain] ([unknown])": both become one
+	# "[unknown] ([unknown])" line.
+	awk '/^[^\t]/ { gsub(/ \[[0-9]+\]/, ""); gsub(/[ ]+/, " "); sub(/^ /, ""); sub(/ $/, ""); print; unk = 0; next }
+	     /^\t/ { $1 = ""; sub(/^ /, "")
+		      sub(/^\[broken frame-pointer chain\] /, "[unknown] ")
+		      if ($0 == "[unknown] ([unknown])") { if (unk++) next } else unk = 0
+		      print; next }
+	     { print; unk = 0 }' "$1"
 }
 
 # script's "ip sym+off (dso)" lines against perf script on the very same
@@ -275,6 +285,89 @@ test_analyzer_hint() {
 	ok analyzer_hint
 }
 
+# Kernel symbols.  perf record -B writes no build-id, not even the
+# kernel's; import takes this host's /proc/kallsyms when the recording's
+# host name and kernel release are this host's and perf's kernel map puts
+# _text where this table does (the same boot).  The kernel's share is
+# then named, as perf report (reading the same table) names it; a copy of
+# the table whose _text moved (another boot, as KASLR has it) is refused
+# by name, and this host's table for a perf.data of another boot left out
+# with a warning; --no-kallsyms stores none.
+test_kallsyms() {
+	if [ "$(awk '$3 == "_text" && $4 == "" { print $1; exit }' /proc/kallsyms)" = "" ] ||
+	   [ "$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms | tr -d 0)" = "" ]; then
+		skip import_kallsyms "/proc/kallsyms shows no addresses to this user"
+		return 0
+	fi
+	record_import kk -e cpu-clock -F 999 -- dd if=/dev/zero of=/dev/null bs=4k count=200000 ||
+		return 0
+	kshare() {
+		awk '$1 ~ /%$/ && $NF == "[kernel.kallsyms]" { sub("%", "", $1); print $1 }' "$1"
+	}
+	perf report -i "$T/kk.data" --no-children --stdio --sort dso -g none >"$T/kk.perf.dso" 2>/dev/null
+	"$ANA" report --no-children -g none --sort dso "$T/kk.amber" >"$T/kk.amber.dso" 2>/dev/null
+	"$ANA" report --no-children -g none --sort sym "$T/kk.amber" >"$T/kk.amber.sym" 2>/dev/null
+	_p=$(kshare "$T/kk.perf.dso")
+	_a=$(kshare "$T/kk.amber.dso")
+	if ! grep -q 'kernel symbols from /proc/kallsyms (this host.s: no kernel build-id recorded' "$T/kk.imp.log"; then
+		fail import_kallsyms "this host's kallsyms not taken: $(cat "$T/kk.imp.log")"
+	elif [ -z "$_p" ] || [ "$_p" != "$_a" ]; then
+		fail import_kallsyms "kernel share: perf '$_p'%, amber '$_a'%"
+	elif grep -q '\[k\] \[unknown\]' "$T/kk.amber.sym" ||
+	     ! grep -q '\[k\] [a-z_]' "$T/kk.amber.sym"; then
+		fail import_kallsyms "kernel frames not named: $(grep '\[k\]' "$T/kk.amber.sym" | head -n 3 | tr '\n' '|')"
+	else
+		ok import_kallsyms
+	fi
+	# The same table with _text moved (its sixth hex digit from the right
+	# changed: by 2 MiB or more).
+	awk '$3 == "_text" && $4 == "" && !done { n = length($1); d = substr($1, n - 5, 1)
+		$1 = substr($1, 1, n - 6) (d == "2" ? "4" : "2") substr($1, n - 4); done = 1 } 1' \
+		/proc/kallsyms >"$T/moved.kallsyms"
+	_t0=$(awk '$3 == "_text" && $4 == "" { print $1; exit }' /proc/kallsyms)
+	_t1=$(awk '$3 == "_text" && $4 == "" { print $1; exit }' "$T/moved.kallsyms")
+	if [ -z "$_t1" ] || [ "$_t0" = "$_t1" ]; then
+		fail import_kallsyms_moved "could not move _text in a copy of /proc/kallsyms ('$_t0' -> '$_t1')"
+	elif "$ANA" import --kallsyms "$T/moved.kallsyms" "$T/kk.data" -o "$T/kk2.amber" >"$T/kk2.log" 2>&1; then
+		fail import_kallsyms_moved "a table whose _text moved was taken: $(cat "$T/kk2.log")"
+	elif ! grep -q "_text is at 0x$(echo "$_t1" | sed 's/^0*//') in it, at 0x$(echo "$_t0" | sed 's/^0*//') in the recording" "$T/kk2.log" ||
+	     [ -e "$T/kk2.amber" ]; then
+		fail import_kallsyms_moved "$(cat "$T/kk2.log")"
+	else
+		ok import_kallsyms_moved
+	fi
+	# The perf.data of another boot: perf's kernel map (its pgoff, the 8
+	# bytes before the name, is where _text was) moved by 2 MiB.  This
+	# host's table does not fit it: left out, with a warning.
+	if command -v python3 >/dev/null 2>&1 && python3 - "$T/kk.data" "$T/kk4.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(b"[kernel.kallsyms]_text\0")
+assert i >= 8
+(pgoff,) = struct.unpack_from("<Q", b, i - 8)
+struct.pack_into("<Q", b, i - 8, pgoff + (2 << 20))
+open(sys.argv[2], "wb").write(b)
+PY
+	then
+		"$ANA" import "$T/kk4.data" -o "$T/kk4.amber" >"$T/kk4.log" 2>&1
+		if grep -q 'kernel symbols from' "$T/kk4.log" ||
+		   ! grep -q "puts _text at 0x[0-9a-f]*, the recording at 0x[0-9a-f]* (another boot" "$T/kk4.log"; then
+			fail import_kallsyms_other_boot "$(cat "$T/kk4.log")"
+		else
+			ok import_kallsyms_other_boot
+		fi
+	else
+		fail import_kallsyms_other_boot "could not move the kernel map in a copy of the perf.data"
+	fi
+	"$ANA" import --no-kallsyms "$T/kk.data" -o "$T/kk3.amber" >"$T/kk3.log" 2>&1
+	if grep -q 'kernel symbols from' "$T/kk3.log" ||
+	   ! "$ANA" report --no-children -g none --sort sym "$T/kk3.amber" 2>/dev/null | grep -q '\[k\] \[unknown\]'; then
+		fail import_no_kallsyms "$(cat "$T/kk3.log")"
+	else
+		ok import_no_kallsyms
+	fi
+}
+
 need_ana import && need_perf import && {
 	test_fp
 	test_dwarf
@@ -285,5 +378,6 @@ need_ana import && need_perf import && {
 	test_script_symoff
 	test_damaged
 	test_analyzer_hint
+	test_kallsyms
 }
 finish
