@@ -3,10 +3,13 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -392,4 +395,26 @@ void amb_big_free(void *p, size_t size)
 		free(p);
 	else if (p)
 		munmap(p, size);
+}
+
+int amb_self_vdso(const void **image, size_t *len)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	uint64_t start, end;
+	char line[512];
+	FILE *f;
+
+	*image = NULL;
+	*len = 0;
+	if (!base || !(f = fopen("/proc/self/maps", "re")))
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
+		    start == base && end > start)
+			*len = (size_t)(end - start);
+	fclose(f);
+	if (!*len)
+		return -ENOENT;
+	*image = (const void *)base;
+	return 0;
 }

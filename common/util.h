@@ -103,4 +103,10 @@ void amb_big_free(void *p, size_t size);
  * string (caller frees) or NULL with errno set. */
 char *amb_read_file(const char *path, size_t max, size_t *len);
 
+/* This process's vDSO, the image the kernel maps into every process: its
+ * address from the auxiliary vector, its length from its [vdso] line in
+ * /proc/self/maps.  Returns 0 with *@image and *@len set (the mapping
+ * lives as long as the process), or -ENOENT. */
+int amb_self_vdso(const void **image, size_t *len);
+
 #endif /* AMB_COMMON_UTIL_H */

@@ -225,6 +225,7 @@ int amb_payload_load_block(struct amb_reader *r, const struct amb_block_info *bi
 {
 	unsigned long long off = bi->offset;
 	uint64_t checksum;
+	size_t raw;
 	int err;
 
 	p->sample_loaded = false;
@@ -234,24 +235,24 @@ int amb_payload_load_block(struct amb_reader *r, const struct amb_block_info *bi
 	err = payload_precheck(r, bi, i, p);
 	if (err)
 		goto fail;
-	switch (bi->codec) {
-	case AMB_CODEC_NONE:
+	if (bi->codec == AMB_CODEC_NONE) {
 		*data = p->stored;
 		*len = p->stored_len;
 		return 0;
-	case AMB_CODEC_ZSTD: {
-		size_t raw = (size_t)bi->raw_size, got;
+	}
+	/* payload_precheck() let only codecs 1 and 2 through, each of which
+	 * decodes into raw_size bytes (and a NUL after them). */
+	raw = (size_t)bi->raw_size;
+	if (payload_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
+		snprintf(p->errmsg, sizeof(p->errmsg),
+			 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (bi->codec == AMB_CODEC_ZSTD) {
+		size_t got;
 
-		if (!p->dctx) {
-			p->dctx = ZSTD_createDCtx();
-			if (!p->dctx) {
-				err = -ENOMEM;
-				goto fail;
-			}
-		}
-		if (payload_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
-			snprintf(p->errmsg, sizeof(p->errmsg),
-				 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
+		if (!p->dctx && !(p->dctx = ZSTD_createDCtx())) {
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -264,22 +265,10 @@ int amb_payload_load_block(struct amb_reader *r, const struct amb_block_info *bi
 			err = -AMB_E_DECOMPRESS;
 			goto fail;
 		}
-		p->out[raw] = '\0';
-		*data = p->out;
-		*len = raw;
-		return 0;
-	}
-	case AMB_CODEC_SAMPLE: {
-		size_t raw = (size_t)bi->raw_size;
+	} else {
 		char why[200];
 
 		if (!p->sc && !(p->sc = amb_sample_codec_new())) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		if (payload_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
-			snprintf(p->errmsg, sizeof(p->errmsg),
-				 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -292,17 +281,12 @@ int amb_payload_load_block(struct amb_reader *r, const struct amb_block_info *bi
 				 why);
 			goto fail;
 		}
-		p->out[raw] = '\0';
-		*data = p->out;
-		*len = raw;
 		p->sample_loaded = true;
-		return 0;
 	}
-	default:
-		/* payload_precheck() refused every other codec. */
-		err = -AMB_E_CODEC;
-		goto fail;
-	}
+	p->out[raw] = '\0';
+	*data = p->out;
+	*len = raw;
+	return 0;
 fail:
 	p->stored = NULL;
 	p->stored_len = 0;

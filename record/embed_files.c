@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -236,27 +235,15 @@ out:
 static int embed_vdso(struct amb_writer *w, const struct rec_buildid *bid,
 		      struct rec_embed_stats *st)
 {
-	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	struct rec_buildid now;
-	char line[512];
-	uint64_t start, end, len = 0;
-	FILE *f;
+	const void *image;
+	size_t len;
 	int err;
 
-	if (!base)
-		return 0;
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
-		    start == base && end > start)
-			len = end - start;
-	fclose(f);
-	if (!len || rec_buildid_from_memory((const void *)base, (size_t)len, &now) ||
+	if (amb_self_vdso(&image, &len) || rec_buildid_from_memory(image, len, &now) ||
 	    now.len != bid->len || memcmp(now.id, bid->id, bid->len))
 		return 0;
-	err = append_parts(w, bid, AMB_FILE_VDSO, "[vdso]", (const uint8_t *)base, len);
+	err = append_parts(w, bid, AMB_FILE_VDSO, "[vdso]", image, len);
 	if (!err) {
 		st->files++;
 		st->bytes += len;

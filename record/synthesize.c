@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
@@ -233,26 +232,14 @@ static int note_buildid(struct rec_synth_ctx *x, const struct rec_buildid *bid, 
  * process, so its build-id is the one of every [vdso] mapping. */
 static const struct rec_buildid *vdso_buildid(struct rec_synth_ctx *x)
 {
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char *maps;
+	const void *image;
+	size_t len;
 
 	if (x->vdso_done)
 		return &x->vdso;
 	x->vdso_done = true;
-	if (!base)
-		return &x->vdso;
-	maps = amb_read_file("/proc/self/maps", MAPS_MAX, NULL);
-	for (char *save = NULL, *line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct rec_maps_line m;
-
-		if (rec_maps_parse_line(line, &m) || strcmp(m.path, "[vdso]"))
-			continue;
-		if (m.start == base)
-			rec_buildid_from_memory((const void *)base, (size_t)(m.end - m.start), &x->vdso);
-		break;
-	}
-	free(maps);
+	if (!amb_self_vdso(&image, &len))
+		rec_buildid_from_memory(image, len, &x->vdso);
 	return &x->vdso;
 }
 

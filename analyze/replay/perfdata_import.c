@@ -421,6 +421,9 @@ static int write_ksyms(struct importer *im, const struct ana_import_opts *o)
 	size_t len;
 	int err;
 
+	if (!path && !o->host_kallsyms)
+		return 0;
+	/* Any table is checked against perf's kernel map. */
 	err = ana_perfdata_for_each(im->pd, find_kref, &k, &ps);
 	if (err < 0)
 		return err;

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <inttypes.h>
 #include <libelf.h>
 #include <elfutils/libdwelf.h>
 #include <pthread.h>
@@ -19,7 +18,6 @@
 #include <string.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -391,33 +389,23 @@ static bool symfs_resolve(struct ana_dso_table *t, const char *rel, char *out, s
 static char host_vdso_file[64];
 static pthread_once_t host_vdso_once = PTHREAD_ONCE_INIT;
 
-/* Copy this process's vDSO, whose address the auxiliary vector gives and
- * whose length its [vdso] line in /proc/self/maps, into a memfd. */
+/* Copy this process's vDSO (amb_self_vdso()) into a memfd. */
 static void host_vdso_make(void)
 {
-	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-	uint64_t start, end, len = 0;
-	char line[512];
-	FILE *f;
+	const void *image;
+	size_t len;
 	int fd;
 
-	if (!base || !(f = fopen("/proc/self/maps", "re")))
+	if (amb_self_vdso(&image, &len) || (fd = memfd_create("amber-vdso", MFD_CLOEXEC)) < 0)
 		return;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
-		    start == base && end > start)
-			len = end - start;
-	fclose(f);
-	if (!len || (fd = memfd_create("amber-vdso", MFD_CLOEXEC)) < 0)
-		return;
-	for (uint64_t done = 0; done < len;) {
-		ssize_t n = write(fd, (const char *)base + done, (size_t)(len - done));
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, (const char *)image + done, len - done);
 
 		if (n <= 0) {
 			close(fd);
 			return;
 		}
-		done += (uint64_t)n;
+		done += (size_t)n;
 	}
 	/* Kept open for the life of the process: the path names it. */
 	snprintf(host_vdso_file, sizeof(host_vdso_file), "/proc/self/fd/%d", fd);

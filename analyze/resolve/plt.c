@@ -171,9 +171,10 @@ static bool stub_slot(const uint8_t *b, size_t size, uint64_t addr, uint64_t *sl
 	return true;
 }
 
-/* Append the entry [start, end) named @fn@plt (NULL: not yet named) to
- * @bld.  0 or -ENOMEM. */
-static int add_entry(struct builder *bld, uint64_t start, uint64_t end, const char *fn)
+/* Append the entry [start, end) named @fn@plt to @bld; @fn NULL: an
+ * ifunc's, named later after the one at @ifunc.  0 or -ENOMEM. */
+static int add_entry(struct builder *bld, uint64_t start, uint64_t end, const char *fn,
+		     uint64_t ifunc)
 {
 	size_t len = fn ? strlen(fn) + 4 : 0;
 
@@ -191,7 +192,7 @@ static int add_entry(struct builder *bld, uint64_t start, uint64_t end, const ch
 		bld->name_off = off;
 		bld->cap = cap;
 	}
-	bld->v[bld->n] = (struct ana_plt_entry){ start, end, NULL, 0 };
+	bld->v[bld->n] = (struct ana_plt_entry){ start, end, NULL, fn ? 0 : ifunc };
 	if (!fn) {
 		bld->name_off[bld->n++] = SIZE_MAX;
 		return 0;
@@ -231,13 +232,9 @@ static int section_stubs(struct builder *bld, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (!stub_slot((const uint8_t *)data->d_buf + off, es, addr, &slot) ||
 		    !(r = slot_find(rels, nr_rels, slot)))
 			continue;
-		if (r->name)
-			err = add_entry(bld, addr, addr + es, r->name);
-		else
-			err = add_entry(bld, addr, addr + es, NULL);
+		err = add_entry(bld, addr, addr + es, r->name, r->addend);
 		if (err)
 			return err;
-		bld->v[bld->n - 1].ifunc = r->addend;
 	}
 	return 0;
 }

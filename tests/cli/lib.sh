@@ -281,6 +281,37 @@ near() {
 		exit !(v + 0 >= e - d && v + 0 <= e + d) }'
 }
 
+# chain_shares AMBER SYM...: "SYM CHILDREN SELF" for each SYM, counted
+# from the call chains `script -F period,sym` prints for AMBER: CHILDREN
+# the share (%) of the period of the samples with SYM anywhere in the
+# chain, once a sample, SELF of those with SYM first; an oracle for
+# report's --children that is independent of its code.  Report inlined
+# frames' names only for functions never inlined (report gives inlined
+# frames no entry).
+chain_shares() {
+	_cs_file=$1
+	shift
+	"$ANA" script -F period,sym "$_cs_file" 2>/dev/null | awk -v funcs="$*" '
+		function flush(  f) {
+			if (!insample)
+				return
+			for (f in seen)
+				children[f] += period
+			if (first != "")
+				self[first] += period
+			delete seen
+		}
+		/^[^\t]/ { flush(); insample = 1; period = $1; total += $1; first = ""; next }
+		/^\t/ { f = ($NF == "(inlined)") ? $2 : $1
+			if (first == "")
+				first = f
+			seen[f] = 1 }
+		END { flush(); n = split(funcs, fs, " ")
+			for (i = 1; i <= n; i++)
+				printf "%s %.4f %.4f\n", fs[i], total ? 100 * children[fs[i]] / total : 0,
+					total ? 100 * self[fs[i]] / total : 0 }'
+}
+
 # in_range VALUE LO HI: LO <= VALUE <= HI, decimals allowed.
 in_range() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v + 0 >= lo + 0 && v + 0 <= hi + 0) }'

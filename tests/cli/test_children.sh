@@ -28,34 +28,9 @@ shares() {
 	awk '$1 ~ /%$/ && $(NF - 1) == "[.]" { c = $1; s = $2; sub("%", "", c); sub("%", "", s); print $NF, c, s }' "$1"
 }
 
-# counted AMBER: "SYM CHILDREN SELF" for each of $FUNCS $OUTER, counted from
-# the call chains script prints: CHILDREN the share of the period of the
-# samples with SYM anywhere in the chain (once a sample), SELF of those
-# with SYM first.
-counted() {
-	"$ANA" script -F period,sym "$1" 2>/dev/null | awk -v funcs="$FUNCS $OUTER" '
-		function flush(  f) {
-			if (!insample)
-				return
-			for (f in seen)
-				children[f] += period
-			if (first != "")
-				self[first] += period
-			delete seen
-		}
-		/^[^\t]/ { flush(); insample = 1; period = $1; total += $1; first = ""; next }
-		/^\t/ { f = ($NF == "(inlined)") ? $2 : $1
-			if (first == "")
-				first = f
-			seen[f] = 1 }
-		END { flush(); n = split(funcs, fs, " ")
-			for (i = 1; i <= n; i++)
-				printf "%s %.4f %.4f\n", fs[i], 100 * children[fs[i]] / total, 100 * self[fs[i]] / total }'
-}
-
 # bounded NAME FILE AMBER: every row of the report FILE has SELF <=
-# CHILDREN <= 100, and its shares for $FUNCS $OUTER are those counted()
-# finds in AMBER's chains (within the report's rounding to 0.01; a
+# CHILDREN <= 100, and its shares for $FUNCS $OUTER are those
+# chain_shares (lib.sh) counts in AMBER's chains (within the report's rounding to 0.01; a
 # function in no chain has no row).
 bounded() {
 	_bad=$(awk '$1 ~ /%$/ { c = $1; s = $2; sub("%", "", c); sub("%", "", s);
@@ -65,7 +40,8 @@ bounded() {
 		return
 	fi
 	shares "$2" >"$T/bounded.rep"
-	counted "$3" >"$T/bounded.cnt"
+	# shellcheck disable=SC2086 # the function names are words
+	chain_shares "$3" $FUNCS $OUTER >"$T/bounded.cnt"
 	_diff=""
 	for _f in $FUNCS $OUTER; do
 		_r=$(awk -v f="$_f" '$1 == f { print $2, $3 }' "$T/bounded.rep")
@@ -75,7 +51,7 @@ bounded() {
 			awk -v r="$_r" -v c="$_c" 'BEGIN { split(r, a, " "); split(c, b, " ")
 				d1 = a[1] - b[1]; d2 = a[2] - b[2]
 				exit !(d1 <= 0.0051 && d1 >= -0.0051 && d2 <= 0.0051 && d2 >= -0.0051) }' ||
-			_diff="$_diff $_f: report '$_r' counted '$_c';"
+			_diff="$_diff $_f: report '$_r' chains '$_c';"
 	done
 	if [ -n "$_diff" ]; then
 		fail "$1" "children/self shares differ from the chains':$_diff"

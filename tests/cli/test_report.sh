@@ -59,27 +59,6 @@ t_self_order() {
 	fi
 }
 
-# chain_children FILE SYM...: "SYM CHILDREN" for each SYM, counted from
-# the call chains script prints for FILE: the share of the period of the
-# samples with SYM anywhere in the chain, once a sample (ask only for
-# functions that are never inlined: report gives inlined frames none).
-chain_children() {
-	_f=$1
-	shift
-	"$ANA" script -F period,sym "$_f" 2>/dev/null | awk -v funcs="$*" '
-		function flush(  f) {
-			if (insample)
-				for (f in seen)
-					children[f] += period
-			delete seen
-		}
-		/^[^\t]/ { flush(); insample = 1; period = $1; total += $1; next }
-		/^\t/ { seen[($NF == "(inlined)") ? $2 : $1] = 1 }
-		END { flush(); n = split(funcs, fs, " ")
-			for (i = 1; i <= n; i++)
-				printf "%s %.4f\n", fs[i], total ? 100 * children[fs[i]] / total : 0 }'
-}
-
 t_children() {
 	# With frame pointers the stacks of hot_a and hot_b reach run_mix and
 	# worker_main; hot_c's time is spent inside libc's qsort, which has no
@@ -93,7 +72,7 @@ t_children() {
 	b=$(pct "$T/children.txt" hot_b)
 	sa=$(pct "$T/self.txt" hot_a)
 	n=$(awk '/^# Samples:/ { print $3; exit }' "$T/self.txt")
-	chain_children "$T/w.amber" hot_a hot_b run_mix worker_main >"$T/children.cnt"
+	chain_shares "$T/w.amber" hot_a hot_b run_mix worker_main >"$T/children.cnt"
 	# Each report share within its rounding to 0.01 of the chains' count.
 	_diff=""
 	for _s in hot_a hot_b run_mix worker_main; do

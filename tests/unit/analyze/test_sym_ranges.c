@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "analyze/resolve/resolve.h"
+#include "tests/unit/analyze/system_libc.h"
 #include <amber/common.h>
 
 /* outer [0, 64) local, with label_in (global, sizeless) at 16 and inner
@@ -175,22 +176,14 @@ static void test_tricky_symbols(void **state)
 
 static void test_libc(void **state)
 {
-	static const char *const paths[] = {
-		"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
-		"/lib64/libc.so.6", "/usr/lib64/libc.so.6",
-	};
-	const char *path = NULL;
+	const char *path = system_libc();
 	struct ana_dso_table *t;
 	struct oracle o = { 0 };
 	struct ana_dso *d;
 	unsigned bad = 0, funcs = 0;
-	size_t k;
 	int i, n;
 
 	(void)state;
-	for (k = 0; k < AMB_ARRAY_SIZE(paths) && !path; k++)
-		if (!access(paths[k], R_OK))
-			path = paths[k];
 	if (!path)
 		skip();
 	assert_int_equal(oracle_open(&o, path), 0);
