@@ -364,7 +364,7 @@ void *amb_big_alloc(size_t want, size_t *size)
 	size_t len = (want + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1), head, tail;
 	uint8_t *map, *p;
 
-	if (want < BIG_ALIGN / 2) {
+	if (want < BIG_ALIGN / 16) {
 		*size = 0;
 		return malloc(want ? want : 1);
 	}
@@ -395,6 +395,28 @@ void amb_big_free(void *p, size_t size)
 		free(p);
 	else if (p)
 		munmap(p, size);
+}
+
+int amb_big_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need)
+{
+	size_t want, m;
+	uint8_t *q;
+
+	if (need <= *cap)
+		return 0;
+	/* More than half as large again as before (*cap < need), and at
+	 * most half as large again as needed. */
+	want = need <= SIZE_MAX - *cap / 2 ? need + *cap / 2 : need;
+	amb_big_free(*buf, *map);
+	*buf = NULL;
+	*cap = *map = 0;
+	q = amb_big_alloc(want, &m);
+	if (!q)
+		return -ENOMEM;
+	*buf = q;
+	*map = m;
+	*cap = m ? m : want;
+	return 0;
 }
 
 int amb_self_vdso(const void **image, size_t *len)

@@ -88,15 +88,27 @@ char *amb_text_escape(char *buf, size_t len, const char *s);
 /*
  * Memory for big, short-lived buffers (decoded blocks, symbol tables).
  * Every 4 KiB page touched costs a page fault, and in a VM a fault costs
- * microseconds, more than decoding spends on the page; so buffers of 1 MiB
- * and more are mapped on 2 MiB boundaries with transparent huge pages asked
- * for (a hint the kernel may ignore).  Smaller ones come from malloc().
+ * microseconds (15 to 30 in the paravirtualized guests we test on), more
+ * than decoding spends on the page; so buffers of 128 KiB and more are
+ * mapped on 2 MiB boundaries with transparent huge pages asked for (a hint
+ * the kernel may ignore).  Smaller ones come from malloc().
  * *@size receives what amb_big_free() needs (0 for malloc'd memory); the
  * buffer holds at least @want bytes, and *@size of them when nonzero.
  * NULL when out of memory.  The content is not preserved across calls.
  */
 void *amb_big_alloc(size_t want, size_t *size);
 void amb_big_free(void *p, size_t size);
+
+/*
+ * Make *@buf, a buffer of amb_big_alloc() (NULL at first, with *@cap and
+ * *@map zero), hold at least @need bytes.  Its content is not kept.  It
+ * grows to more than 1.5 times its last capacity (and at most 1.5 times
+ * @need), so a run of ever larger blocks maps (and faults in) a fresh
+ * buffer a few times, not once per block.  *@cap receives the usable bytes, *@map what amb_big_free()
+ * needs.  -ENOMEM, with the buffer freed and all three zeroed, when out of
+ * memory.
+ */
+int amb_big_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need);
 
 /* Read a whole (small) file such as a /proc or /sys entry into a
  * NUL-terminated heap string.  At most @max bytes are read.  Returns the

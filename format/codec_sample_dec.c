@@ -135,26 +135,6 @@ static bool number_column_ok(const struct rcol *r)
 	return n - more == (size_t)(r->end - r->p) && (!n || r->hend[-1] < 0x80);
 }
 
-/* Make c->scratch hold @n bytes (its content is not kept). */
-static int scratch_reserve(struct amb_sample_codec *c, size_t n)
-{
-	size_t map;
-	uint8_t *p;
-
-	if (n <= c->scratch_cap)
-		return 0;
-	amb_big_free(c->scratch, c->scratch_map);
-	c->scratch = NULL;
-	c->scratch_cap = c->scratch_map = 0;
-	p = amb_big_alloc(n ? n : 1, &map);
-	if (!p)
-		return -ENOMEM;
-	c->scratch = p;
-	c->scratch_map = map;
-	c->scratch_cap = map ? map : n;
-	return 0;
-}
-
 /* ---- decoding ------------------------------------------------------------------- */
 
 struct dec {
@@ -673,7 +653,7 @@ static int columns_load(struct dec *d, const uint8_t *in, size_t in_len, size_t 
 	if (total > AMB_SAMPLE_STREAMS_MAX(raw_size))
 		return dec_fail(d, "sample payload: streams of %llu bytes in all, over the cap for raw_size %zu",
 				(unsigned long long)total, raw_size);
-	if (scratch_reserve(c, (size_t)total))
+	if (amb_big_reserve(&c->scratch, &c->scratch_cap, &c->scratch_map, (size_t)total))
 		return -ENOMEM;
 
 	at = 0;

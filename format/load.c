@@ -33,30 +33,6 @@ struct amb_payload {
 };
 
 /*
- * Make *@buf hold at least @need bytes.  Its content is not kept: every load
- * overwrites it.  Big buffers come from amb_big_alloc() (huge pages: a 4 MiB
- * block decoded into fresh small pages costs a thousand page faults).
- */
-static int payload_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need)
-{
-	size_t m;
-	uint8_t *q;
-
-	if (need <= *cap)
-		return 0;
-	amb_big_free(*buf, *map);
-	*buf = NULL;
-	*cap = *map = 0;
-	q = amb_big_alloc(need, &m);
-	if (!q)
-		return -ENOMEM;
-	*buf = q;
-	*map = m;
-	*cap = m ? m : need;
-	return 0;
-}
-
-/*
  * Read and check block @bi (numbered @i) into @p, leaving its stored
  * payload in p->stored and its payload checksum in *checksum.  The header
  * is read with the payload in one pread and compared with @bi, so a block
@@ -91,7 +67,7 @@ again:
 		return -AMB_E_TRUNCATED;
 	}
 	/* One byte more, for the NUL after a stored (codec none) payload. */
-	if (payload_reserve(&p->in, &p->in_cap, &p->in_map, need + 1)) {
+	if (amb_big_reserve(&p->in, &p->in_cap, &p->in_map, need + 1)) {
 		snprintf(p->errmsg, sizeof(p->errmsg),
 			 "block %zu at offset %llu: out of memory for %zu bytes", i, off, need);
 		return -ENOMEM;
@@ -243,7 +219,7 @@ int amb_payload_load_block(struct amb_reader *r, const struct amb_block_info *bi
 	/* payload_precheck() let only codecs 1 and 2 through, each of which
 	 * decodes into raw_size bytes (and a NUL after them). */
 	raw = (size_t)bi->raw_size;
-	if (payload_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
+	if (amb_big_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
 		snprintf(p->errmsg, sizeof(p->errmsg),
 			 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
 		err = -ENOMEM;

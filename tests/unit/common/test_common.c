@@ -271,6 +271,40 @@ static void test_big_alloc(void **state)
 	assert_null(amb_big_alloc(SIZE_MAX - 100, &size));
 }
 
+/* A run of slowly growing needs maps a new buffer a few times, not once
+ * per need (each new mapping is faulted in again). */
+static void test_big_reserve(void **state)
+{
+	size_t cap = 0, map = 0, last_cap = 0, regrowths = 0;
+	uint8_t *buf = NULL;
+
+	(void)state;
+	assert_int_equal(amb_big_reserve(&buf, &cap, &map, 500000), 0);
+	assert_non_null(buf);
+	assert_true(cap >= 500000);
+	memset(buf, 1, cap);
+	last_cap = cap;
+	for (size_t need = 500000; need <= 8000000; need += 10000) {
+		assert_int_equal(amb_big_reserve(&buf, &cap, &map, need), 0);
+		assert_true(cap >= need);
+		if (cap != last_cap) {
+			/* At least half as large again as before. */
+			assert_true(cap >= last_cap + last_cap / 2);
+			regrowths++;
+		}
+		last_cap = cap;
+		memset(buf, 2, need);
+	}
+	assert_true(regrowths <= 6);
+	/* A smaller need keeps the buffer. */
+	assert_int_equal(amb_big_reserve(&buf, &cap, &map, 100), 0);
+	assert_int_equal(cap, last_cap);
+	assert_int_equal(amb_big_reserve(&buf, &cap, &map, SIZE_MAX - 100), -ENOMEM);
+	assert_null(buf);
+	assert_int_equal(cap, 0);
+	assert_int_equal(map, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_warn),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_big_alloc),
+		cmocka_unit_test(test_big_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
