@@ -389,6 +389,16 @@ void *amb_big_alloc(size_t want, size_t *size)
 	return p;
 }
 
+void *amb_big_zalloc(size_t want, size_t *size)
+{
+	void *p = amb_big_alloc(want, size);
+
+	/* A fresh anonymous mapping is zeroed: only malloc()ed memory is not. */
+	if (p && !*size)
+		memset(p, 0, want ? want : 1);
+	return p;
+}
+
 void amb_big_free(void *p, size_t size)
 {
 	if (!size)

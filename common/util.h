@@ -99,6 +99,11 @@ char *amb_text_escape(char *buf, size_t len, const char *s);
 void *amb_big_alloc(size_t want, size_t *size);
 void amb_big_free(void *p, size_t size);
 
+/* amb_big_alloc() of zeroed memory, for tables of which a run touches a
+ * few scattered entries (a fault per page touched, at most one per 2 MiB
+ * with huge pages).  Freed with amb_big_free(). */
+void *amb_big_zalloc(size_t want, size_t *size);
+
 /*
  * Make *@buf, a buffer of amb_big_alloc() (NULL at first, with *@cap and
  * *@map zero), hold at least @need bytes.  Its content is not kept.  It

@@ -602,7 +602,7 @@ static int free_report(struct report *r, int rc)
 	ana_report_memo_clear(&r->memos);
 	amb_hashmap_free(&r->memos.map);
 	free(r->memos.key);
-	free(r->memos.by_chain);
+	amb_big_free(r->memos.by_chain, r->memos.by_chain_map);
 	ana_report_memkeys_free(r);
 	amb_hashmap_for_each(&r->threads_map, slot) {
 		struct thread_total *tt = slot->value;
@@ -743,7 +743,8 @@ int ana_cmd_report(int argc, char **argv)
 	r.memo_on = r.fast_keys;
 	/* A cache in front of the memos: without memory, samples go without. */
 	if (r.memo_on && ana_report_chain_memo_usable(&r))
-		r.memos.by_chain = calloc(CHAIN_MEMOS, sizeof(*r.memos.by_chain));
+		r.memos.by_chain = amb_big_zalloc(CHAIN_MEMOS * sizeof(*r.memos.by_chain),
+						  &r.memos.by_chain_map);
 	if (!r.frames || !r.cg_path || !r.cg_names_tmp || !r.stack_entries || !r.stack_pos ||
 	    !r.cg_ends || !r.memos.key)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));

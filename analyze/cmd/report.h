@@ -141,6 +141,7 @@ struct memo_table {
 	uint32_t nr_key;
 	uint64_t hash;
 	struct chain_memo *by_chain;    /* CHAIN_MEMOS, or NULL when not used */
+	size_t by_chain_map;            /* amb_big_free()'s size of @by_chain */
 };
 
 /* -T: what one thread's samples add up to, per event. */

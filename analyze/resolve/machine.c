@@ -62,6 +62,7 @@ struct resolve_slot {
 struct ana_machine {
 	struct ana_dso_table *dsos;
 	struct resolve_slot *resolved; /* RESOLVE_CACHE_SIZE slots, made on first use */
+	size_t resolved_map;           /* amb_big_free()'s size of @resolved */
 	struct comm_str *comms;        /* every name ever given */
 	uint64_t gen;                  /* the last proc.gen handed out */
 	uint64_t kernel_gen;           /* stack key of walks without a thread */
@@ -118,7 +119,7 @@ void ana_machine_free(struct ana_machine *m)
 	amb_hashmap_free(&m->threads);
 	amb_hashmap_free(&m->procs);
 	ana_ksyms_free(m->ksyms);
-	free(m->resolved);
+	amb_big_free(m->resolved, m->resolved_map);
 	free(m);
 }
 
@@ -619,7 +620,8 @@ void ana_machine_resolve(struct ana_machine *m, struct ana_thread *t, unsigned c
 		return;
 	}
 	if (!m->resolved) {
-		m->resolved = calloc(RESOLVE_CACHE_SIZE, sizeof(*m->resolved));
+		m->resolved = amb_big_zalloc(RESOLVE_CACHE_SIZE * sizeof(*m->resolved),
+					     &m->resolved_map);
 		if (!m->resolved) {
 			resolve(m, t, cpumode, addr, lookup_addr, want, loc);
 			return;

@@ -271,6 +271,30 @@ static void test_big_alloc(void **state)
 	assert_null(amb_big_alloc(SIZE_MAX - 100, &size));
 }
 
+/* Zeroed memory, small (malloc()ed: the chunk just freed, dirty, is the
+ * one malloc() hands out again) and big (mapped). */
+static void test_big_zalloc(void **state)
+{
+	const size_t sizes[] = { 1000, 100000, 3u << 20 };
+	size_t size;
+	uint8_t *p;
+
+	(void)state;
+	for (size_t k = 0; k < AMB_ARRAY_SIZE(sizes); k++) {
+		p = malloc(sizes[k]);
+		assert_non_null(p);
+		memset(p, 0xa5, sizes[k]);
+		free(p);
+		p = amb_big_zalloc(sizes[k], &size);
+		assert_non_null(p);
+		for (size_t i = 0; i < sizes[k]; i++)
+			if (p[i])
+				fail_msg("byte %zu of %zu not zero", i, sizes[k]);
+		amb_big_free(p, size);
+	}
+	assert_null(amb_big_zalloc(SIZE_MAX - 100, &size));
+}
+
 /* A run of slowly growing needs maps a new buffer a few times, not once
  * per need (each new mapping is faulted in again). */
 static void test_big_reserve(void **state)
@@ -318,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_big_alloc),
 		cmocka_unit_test(test_big_reserve),
+		cmocka_unit_test(test_big_zalloc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
