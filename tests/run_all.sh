@@ -57,8 +57,11 @@ done
 # CLI tests print "ok NAME", "FAIL NAME" or "skip NAME: reason" lines.
 for t in tests/cli/test_*.sh; do
 	[ -e "$t" ] || continue
+	t0=$(date +%s)
 	out=$(sh "$t" 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(ok|FAIL|skip) ' | sed 's/^/cli: /'
+	# What each file costs, to keep the whole run within its ten minutes.
+	note "cli: $(basename "$t"): $(($(date +%s) - t0)) s"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ' || true)
 	f=$(printf '%s\n' "$out" | grep -c '^FAIL ' || true)
 	s=$(printf '%s\n' "$out" | grep -c '^skip ' || true)

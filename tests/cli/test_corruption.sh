@@ -17,8 +17,8 @@
 # writes must verify clean.
 #
 #   AMB_CORRUPT_RUNS  damaged files drawn at random, besides the 45 cut
-#                     short (default 100: some 1450 runs in under a
-#                     minute; make corrupt: 2000)
+#                     short (default 100: 1740 runs, two at a time, in
+#                     one to three minutes; make corrupt: 2000)
 #   AMB_CORRUPT_SEED  the generator's seed (default 19; "random": a new
 #                     one, printed)
 #   AMB_CORRUPT_KEEP  a directory to copy each failing damaged file into
@@ -73,34 +73,34 @@ check() {
 	_c=$1
 	shift
 	runs=$((runs + 1))
-	run_timeout 60 "$A" "$@" >"$T/out" 2>"$T/err"
+	run_timeout 60 "$A" "$@" >"$W/out" 2>"$W/err"
 	_rc=$?
 	if [ $_rc = 124 ] || [ $_rc = 137 ]; then
 		bad "$_c" "$* hangs (killed after 60 s)"
 	elif [ $_rc -gt 2 ]; then
-		bad "$_c" "$* exits $_rc: $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$T/err" || tail -n 1 "$T/err")"
-	elif grep -qE 'Sanitizer|runtime error:' "$T/err"; then
-		bad "$_c" "$*: $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$T/err")"
-	elif [ -n "$(ls -A "$T/tmp")" ]; then
-		bad "$_c" "$* left $(ls -A "$T/tmp" | head -n 1) in TMPDIR"
-		rm -rf "$T/tmp"/* "$T/tmp"/.[!.]* 2>/dev/null
+		bad "$_c" "$* exits $_rc: $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$W/err" || tail -n 1 "$W/err")"
+	elif grep -qE 'Sanitizer|runtime error:' "$W/err"; then
+		bad "$_c" "$*: $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$W/err")"
+	elif [ -n "$(ls -A "$W/tmp")" ]; then
+		bad "$_c" "$* left $(ls -A "$W/tmp" | head -n 1) in TMPDIR"
+		rm -rf "$W/tmp"/* "$W/tmp"/.[!.]* 2>/dev/null
 	fi
 	return $_rc
 }
 
-# campaign ORIG WHAT: every command on $M, a damaged copy of ORIG.
+# campaign ORIG WHAT: every command on $M, a damaged copy of ORIG, in the
+# lane's work directory $W.
 campaign() {
 	_orig=$1
 	WHAT=$2
-	files=$((files + 1))
 	check info info "$M"
 	check verify verify "$M"
-	rm -f "$T/saved.amber"
-	if check salvage verify --salvage "$T/saved.amber" "$M" && [ -e "$T/saved.amber" ]; then
+	rm -f "$W/saved.amber"
+	if check salvage verify --salvage "$W/saved.amber" "$M" && [ -e "$W/saved.amber" ]; then
 		:
 	fi
-	if [ -s "$T/saved.amber" ] && ! "$A" verify "$T/saved.amber" >/dev/null 2>"$T/err2"; then
-		bad salvage "the salvaged copy does not verify: $("$A" verify "$T/saved.amber" 2>&1 | head -n 1)"
+	if [ -s "$W/saved.amber" ] && ! "$A" verify "$W/saved.amber" >/dev/null 2>"$W/err2"; then
+		bad salvage "the salvaged copy does not verify: $("$A" verify "$W/saved.amber" 2>&1 | head -n 1)"
 	fi
 	check dump dump "$M"
 	check report report --no-debuginfod "$M"
@@ -110,23 +110,23 @@ campaign() {
 	check buildids buildids --no-debuginfod "$M"
 	check mem mem --no-debuginfod "$M"
 	check topology topology --json "$M"
-	rm -f "$T/arch.amber"
-	if check archive archive --no-debuginfod "$M" -o "$T/arch.amber" &&
-		! "$A" verify "$T/arch.amber" >/dev/null 2>&1; then
+	rm -f "$W/arch.amber"
+	if check archive archive --no-debuginfod "$M" -o "$W/arch.amber" &&
+		! "$A" verify "$W/arch.amber" >/dev/null 2>&1; then
 		bad archive "the archive does not verify"
 	fi
 }
 
-# Truncation at every block boundary of fp.amber, and inside a block
-# header and payload.
+# The damaged files to make, one a line: "KIND|ORIG|WHAT|OP ARGS" for
+# `corrupt ORIG OUT OP ARGS`.  First truncation at every block boundary
+# of fp.amber, and inside a block header and payload.
 F=$ROOT/testdata/recordings/fp.amber
 "$C" blocks "$F" >"$T/blocks"
 while read -r k off len type; do
 	for cut in $off $((off + 40)) $((off + len - 1)); do
-		M=$T/m/cut.amber
-		"$C" "$F" "$M" trunc $cut && campaign "$F" "fp.amber cut at $cut (block $k)"
+		echo "cut|$F|fp.amber cut at $cut (block $k)|trunc $cut"
 	done
-done <"$T/blocks"
+done <"$T/blocks" >"$T/jobs"
 
 # The drawn damage: one line per file, "INPUT OP ARGS", from the seed.
 set -- $INPUTS
@@ -168,15 +168,46 @@ awk -v seed="$SEED" -v runs="$RUNS" -v n="$n_in" '
 				printf "%s zerohdr\n", path[k]
 		}
 	}' "$T/inputs" >"$T/plan"
-echo "corruption: seed $SEED, $RUNS damaged files drawn, analyzer $A"
-cut=$files
 while read -r f op args; do
-	M=$T/m/d.amber
-	# shellcheck disable=SC2086 # the arguments are words
-	"$C" "$f" "$M" $op $args 2>/dev/null || continue   # no such block
-	campaign "$f" "$(basename "$f") $op $args (seed $SEED)"
-done <"$T/plan"
-echo "corruption: $cut files cut short, $((files - cut)) of the $RUNS drawn made"
+	echo "drawn|$f|$(basename "$f") $op $args (seed $SEED)|$op $args"
+done <"$T/plan" >>"$T/jobs"
+echo "corruption: seed $SEED, $RUNS damaged files drawn, analyzer $A"
+
+# lane L: the jobs of every other line from line L + 1, two lanes side by
+# side (the campaign is a third of `make test`), each in a work directory
+# and TMPDIR of its own, in a subshell: its counts go to $W/counts.
+lane() {
+	W=$T/lane$1
+	mkdir -p "$W/tmp" "$W/m"
+	export TMPDIR=$W/tmp
+	awk -v l="$1" 'NR % 2 == l' "$T/jobs" >"$W/jobs"
+	cut=0 drawn=0
+	while IFS='|' read -r kind orig WHAT opargs; do
+		M=$W/m/d.amber
+		# shellcheck disable=SC2086 # the arguments are words
+		"$C" "$orig" "$M" $opargs 2>/dev/null || continue   # no such block
+		eval "$kind=\$(($kind + 1))"
+		campaign "$orig" "$WHAT"
+	done <"$W/jobs"
+	echo "$cut $drawn $runs $nfail $bad_info $bad_verify $bad_salvage $bad_dump $bad_report $bad_script $bad_flame $bad_diff $bad_buildids $bad_archive $bad_mem $bad_topology" >"$W/counts"
+}
+(lane 0) >"$T/lane0.log" 2>&1 &
+lane0=$!
+(lane 1) >"$T/lane1.log" 2>&1
+wait $lane0
+cat "$T/lane0.log" "$T/lane1.log" | grep '^FAIL ' | head -n 20
+cut=0 drawn=0
+for l in 0 1; do
+	[ -s "$T/lane$l/counts" ] || { fail corruption "lane $l ended without its counts"; finish; }
+	read -r c d r n b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 b11 b12 <"$T/lane$l/counts"
+	cut=$((cut + c)) drawn=$((drawn + d)) runs=$((runs + r)) nfail=$((nfail + n))
+	bad_info=$((bad_info + b1)) bad_verify=$((bad_verify + b2)) bad_salvage=$((bad_salvage + b3))
+	bad_dump=$((bad_dump + b4)) bad_report=$((bad_report + b5)) bad_script=$((bad_script + b6))
+	bad_flame=$((bad_flame + b7)) bad_diff=$((bad_diff + b8)) bad_buildids=$((bad_buildids + b9))
+	bad_archive=$((bad_archive + b10)) bad_mem=$((bad_mem + b11)) bad_topology=$((bad_topology + b12))
+done
+files=$((cut + drawn))
+echo "corruption: $cut files cut short, $drawn of the $RUNS drawn made"
 
 [ $nfail -gt 20 ] && echo "FAIL corruption: $nfail failures in all, the first 20 above"
 for c in info verify salvage dump report script flame diff buildids archive mem topology; do

@@ -251,13 +251,28 @@ test_script_symoff() {
 	else
 		fail script_symoff "differs from perf script -F ...,sym,symoff,dso: $(head -n 6 "$T/symoff.diff" | tr '\n' ' ')"
 	fi
-	# The addresses: those the recording holds, in the same order.
-	"$ANA" dump "$T/user.amber" 2>/dev/null | awk '/ SAMPLE / { s = 1; next } /^\t/ && s { print $1; next } { s = 0 }' >"$T/ips.dump"
-	awk '/^\t/ { print $1 }' "$T/symoff.amber" >"$T/ips.script"
-	if [ -s "$T/ips.dump" ] && cmp -s "$T/ips.dump" "$T/ips.script"; then
+	# The addresses: those the recording holds, in the same order, a
+	# sample a line; script's chain may stop at a [broken frame-pointer
+	# chain] frame (the first address where nothing is mapped), the
+	# recorded one runs on.
+	"$ANA" dump "$T/user.amber" 2>/dev/null |
+		awk '/ SAMPLE / { if (n++) print l; l = ""; s = 1; next }
+		     /^\t/ && s { l = l " " $1; next } { s = 0 } END { if (n) print l }' >"$T/ips.dump"
+	awk '/^[^\t]/ { if (n++) print l; l = ""; next }
+	     /^\t/ { l = l " " $1; if (/\[broken frame-pointer chain\]/) l = l " |cut" }
+	     END { if (n) print l }' "$T/symoff.amber" >"$T/ips.script"
+	if [ -s "$T/ips.dump" ] &&
+	   awk 'NR == FNR { d[FNR] = $0; n = FNR; next }
+		{ if (d[FNR] == $0) next
+		  if ($NF == "|cut") { k = NF - 1; nw = split(d[FNR], w, " ")
+		      for (i = 1; i <= k && w[i] == $i; i++) ;
+		      if (i > k && nw >= k) next }
+		  print FNR ": recorded" d[FNR] ", script" $0; bad = 1; exit }
+		END { if (!bad && FNR != n) { print "samples: " n " recorded, " FNR " in script"; bad = 1 }
+		      exit bad }' "$T/ips.dump" "$T/ips.script" >"$T/ips.diff"; then
 		ok script_ips
 	else
-		fail script_ips "script's frame addresses are not the recorded callchains: $(diff "$T/ips.dump" "$T/ips.script" | head -n 4 | tr '\n' ' ')"
+		fail script_ips "script's frame addresses are not the recorded callchains: $(head -n 2 "$T/ips.diff" | tr '\n' ' ')"
 	fi
 }
 
