@@ -109,9 +109,9 @@ void *amb_big_zalloc(size_t want, size_t *size);
  * *@map zero), hold at least @need bytes.  Its content is not kept.  It
  * grows to more than 1.5 times its last capacity (and at most 1.5 times
  * @need), so a run of ever larger blocks maps (and faults in) a fresh
- * buffer a few times, not once per block.  *@cap receives the usable bytes, *@map what amb_big_free()
- * needs.  -ENOMEM, with the buffer freed and all three zeroed, when out of
- * memory.
+ * buffer a few times, not once per block.  *@cap receives the usable
+ * bytes, *@map what amb_big_free() needs.  -ENOMEM, with the buffer freed
+ * and all three zeroed, when out of memory.
  */
 int amb_big_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need);
 

@@ -51,7 +51,8 @@ INPUTS="$INPUTS $T/mem4.amber"
 
 nfail=0 files=0 runs=0
 # Counts per command, for one "ok" line each.
-for c in info verify salvage dump report script flame diff buildids archive mem topology; do
+CMDS="info verify salvage dump report script flame diff buildids archive mem topology"
+for c in $CMDS; do
 	eval "bad_$c=0"
 done
 
@@ -189,7 +190,9 @@ lane() {
 		eval "$kind=\$(($kind + 1))"
 		campaign "$orig" "$WHAT"
 	done <"$W/jobs"
-	echo "$cut $drawn $runs $nfail $bad_info $bad_verify $bad_salvage $bad_dump $bad_report $bad_script $bad_flame $bad_diff $bad_buildids $bad_archive $bad_mem $bad_topology" >"$W/counts"
+	for v in cut drawn runs nfail $(for c in $CMDS; do echo "bad_$c"; done); do
+		eval "echo $v \$$v"
+	done >"$W/counts"
 }
 (lane 0) >"$T/lane0.log" 2>&1 &
 lane0=$!
@@ -199,18 +202,15 @@ cat "$T/lane0.log" "$T/lane1.log" | grep '^FAIL ' | head -n 20
 cut=0 drawn=0
 for l in 0 1; do
 	[ -s "$T/lane$l/counts" ] || { fail corruption "lane $l ended without its counts"; finish; }
-	read -r c d r n b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 b11 b12 <"$T/lane$l/counts"
-	cut=$((cut + c)) drawn=$((drawn + d)) runs=$((runs + r)) nfail=$((nfail + n))
-	bad_info=$((bad_info + b1)) bad_verify=$((bad_verify + b2)) bad_salvage=$((bad_salvage + b3))
-	bad_dump=$((bad_dump + b4)) bad_report=$((bad_report + b5)) bad_script=$((bad_script + b6))
-	bad_flame=$((bad_flame + b7)) bad_diff=$((bad_diff + b8)) bad_buildids=$((bad_buildids + b9))
-	bad_archive=$((bad_archive + b10)) bad_mem=$((bad_mem + b11)) bad_topology=$((bad_topology + b12))
+	while read -r v n; do
+		eval "$v=\$(($v + n))"
+	done <"$T/lane$l/counts"
 done
 files=$((cut + drawn))
 echo "corruption: $cut files cut short, $drawn of the $RUNS drawn made"
 
 [ $nfail -gt 20 ] && echo "FAIL corruption: $nfail failures in all, the first 20 above"
-for c in info verify salvage dump report script flame diff buildids archive mem topology; do
+for c in $CMDS; do
 	eval "_n=\$bad_$c"
 	[ "$_n" = 0 ] && ok "corruption_$c ($files damaged files)"
 done
