@@ -359,6 +359,29 @@ fail:
 
 #define BIG_ALIGN ((size_t)2 << 20)
 
+/*
+ * Ask for huge pages on the units of the mapping @p (@len bytes) that
+ * @want bytes fill, all but a last one of which they would use less than
+ * 128 KiB: the first touch of a huge page clears all 2 MiB of it, so a
+ * buffer for a block of 4 MiB and a few bytes gets two huge pages and a
+ * small one for its last bytes, not a third huge page cleared for them.
+ */
+static void big_advise(uint8_t *p, size_t want, size_t len)
+{
+	size_t huge = want & ~(BIG_ALIGN - 1);
+
+	if (want - huge >= BIG_ALIGN / 16)
+		huge += BIG_ALIGN;
+#ifdef MADV_HUGEPAGE
+	if (huge)
+		madvise(p, huge, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_NOHUGEPAGE
+	if (huge < len)
+		madvise(p + huge, len - huge, MADV_NOHUGEPAGE);
+#endif
+}
+
 void *amb_big_alloc(size_t want, size_t *size)
 {
 	size_t len = (want + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1), head, tail;
@@ -382,9 +405,7 @@ void *amb_big_alloc(size_t want, size_t *size)
 		munmap(map, head);
 	if (tail)
 		munmap(p + len, tail);
-#ifdef MADV_HUGEPAGE
-	madvise(p, len, MADV_HUGEPAGE);
-#endif
+	big_advise(p, want, len);
 	*size = len;
 	return p;
 }

@@ -91,7 +91,10 @@ char *amb_text_escape(char *buf, size_t len, const char *s);
  * microseconds (15 to 30 in the paravirtualized guests we test on), more
  * than decoding spends on the page; so buffers of 128 KiB and more are
  * mapped on 2 MiB boundaries with transparent huge pages asked for (a hint
- * the kernel may ignore).  Smaller ones come from malloc().
+ * the kernel may ignore), but for a last unit of which @want uses less
+ * than 128 KiB: a huge page is cleared whole at its first touch, which
+ * costs more than small pages would for a few bytes.  Smaller buffers
+ * come from malloc().
  * *@size receives what amb_big_free() needs (0 for malloc'd memory); the
  * buffer holds at least @want bytes, and *@size of them when nonzero.
  * NULL when out of memory.  The content is not preserved across calls.

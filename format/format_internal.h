@@ -190,6 +190,7 @@ struct amb_reader {
 	struct amb_problem *problems;
 	size_t nproblems, problems_cap;
 	bool hdr_damaged;      /* amb_reader_open_salvage(): the header did not check */
+	uint64_t max_raw, max_stored; /* of the blocks listed (load.c's buffers) */
 };
 
 /*

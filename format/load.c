@@ -33,6 +33,26 @@ struct amb_payload {
 };
 
 /*
+ * Make *@buf hold @need bytes, where the file's largest block would need
+ * @largest.  A buffer of 128 KiB or more is for one of many blocks of
+ * about that size, so it is made large enough for the largest at once (up
+ * to four times @need: a damaged block list cannot make a small block
+ * reserve much), rather than in steps, each a fresh mapping whose pages
+ * are faulted in and cleared again.  Errors as amb_big_reserve().
+ */
+#define RESERVE_AHEAD_MIN ((size_t)128 << 10)   /* amb_big_alloc() maps from here */
+
+static int payload_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need,
+			   uint64_t largest)
+{
+	if (need <= *cap)
+		return 0;
+	if (need >= RESERVE_AHEAD_MIN && largest > need)
+		need = (size_t)AMB_MIN(largest, (uint64_t)need * 4);
+	return amb_big_reserve(buf, cap, map, need);
+}
+
+/*
  * Read and check block @bi (numbered @i) into @p, leaving its stored
  * payload in p->stored and its payload checksum in *checksum.  The header
  * is read with the payload in one pread and compared with @bi, so a block
@@ -67,7 +87,8 @@ again:
 		return -AMB_E_TRUNCATED;
 	}
 	/* One byte more, for the NUL after a stored (codec none) payload. */
-	if (amb_big_reserve(&p->in, &p->in_cap, &p->in_map, need + 1)) {
+	if (payload_reserve(&p->in, &p->in_cap, &p->in_map, need + 1,
+			    r->max_stored + AMB_BLOCK_HDR_SIZE + 1)) {
 		snprintf(p->errmsg, sizeof(p->errmsg),
 			 "block %zu at offset %llu: out of memory for %zu bytes", i, off, need);
 		return -ENOMEM;
@@ -219,7 +240,7 @@ int amb_payload_load_block(struct amb_reader *r, const struct amb_block_info *bi
 	/* payload_precheck() let only codecs 1 and 2 through, each of which
 	 * decodes into raw_size bytes (and a NUL after them). */
 	raw = (size_t)bi->raw_size;
-	if (amb_big_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1)) {
+	if (payload_reserve(&p->out, &p->out_cap, &p->out_map, raw + 1, r->max_raw + 1)) {
 		snprintf(p->errmsg, sizeof(p->errmsg),
 			 "block %zu at offset %llu: out of memory for %zu bytes", i, off, raw);
 		err = -ENOMEM;

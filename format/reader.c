@@ -730,6 +730,10 @@ static int reader_open(const char *path, unsigned flags, unsigned mode, struct a
 		err = reader_trailer_found(r);
 	if (!err && !(mode & READER_ALL))
 		err = amb_blocks_screen(r->blocks, &r->nblocks, NULL, screen_problem, r);
+	for (size_t i = 0; i < r->nblocks; i++) {
+		r->max_raw = AMB_MAX(r->max_raw, r->blocks[i].raw_size);
+		r->max_stored = AMB_MAX(r->max_stored, r->blocks[i].stored_size);
+	}
 	if (!err && (flags & AMB_READ_VERIFY))
 		err = reader_verify_payloads(r);
 	if (err)

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -271,6 +273,71 @@ static void test_big_alloc(void **state)
 	assert_null(amb_big_alloc(SIZE_MAX - 100, &size));
 }
 
+/*
+ * Whether the mapping of this process that holds @addr has the VmFlags
+ * mnemonic @flag ("hg": huge pages asked for; "nh": refused), from
+ * /proc/self/smaps.
+ */
+static bool vma_has_flag(const void *addr, const char *flag)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false, has = false;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+			continue;
+		}
+		if (in && !strncmp(line, "VmFlags:", 8)) {
+			char want[8];
+
+			snprintf(want, sizeof(want), " %s", flag);
+			for (char *q = strstr(line, want); q && !has; q = strstr(q + 1, want))
+				has = q[3] == ' ' || q[3] == '\n';
+			break;
+		}
+	}
+	fclose(f);
+	return has;
+}
+
+/* Huge pages are asked for on every 2 MiB unit of a big buffer but a last
+ * one it would use less than 128 KiB of, which gets small pages. */
+static void test_big_alloc_huge(void **state)
+{
+	const size_t mib = 1u << 20;
+	size_t size;
+	uint8_t *p;
+
+	(void)state;
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
+		skip();          /* a kernel without THP keeps no such flags */
+	p = amb_big_alloc(4 * mib + 100, &size);
+	assert_non_null(p);
+	assert_int_equal(size, 6 * mib);
+	assert_true(vma_has_flag(p, "hg"));
+	assert_true(vma_has_flag(p + 4 * mib - 1, "hg"));
+	assert_true(vma_has_flag(p + 4 * mib, "nh"));
+	assert_true(vma_has_flag(p + 6 * mib - 1, "nh"));
+	amb_big_free(p, size);
+
+	p = amb_big_alloc(4 * mib + 200 * 1024, &size);
+	assert_non_null(p);
+	assert_true(vma_has_flag(p + 5 * mib, "hg"));
+	assert_false(vma_has_flag(p + 5 * mib, "nh"));
+	amb_big_free(p, size);
+
+	p = amb_big_alloc(300 * 1024, &size);
+	assert_non_null(p);
+	assert_int_equal(size, 2 * mib);
+	assert_true(vma_has_flag(p, "hg"));
+	amb_big_free(p, size);
+}
+
 /* Zeroed memory, small (malloc()ed: the chunk just freed, dirty, is the
  * one malloc() hands out again) and big (mapped). */
 static void test_big_zalloc(void **state)
@@ -341,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_warn),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_big_alloc),
+		cmocka_unit_test(test_big_alloc_huge),
 		cmocka_unit_test(test_big_reserve),
 		cmocka_unit_test(test_big_zalloc),
 	};

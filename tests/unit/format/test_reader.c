@@ -514,6 +514,51 @@ static void test_one_frame(void **state)
 	tmpdir_free(dir);
 }
 
+/* A payload's decode buffer is made for the file's largest block when a
+ * block first needs a big one (within four times its size), not grown
+ * block by block: each new buffer's pages are faulted in and cleared
+ * again.  Three RING blocks of 1.5, 3 and 5 MiB decode into one buffer. */
+static void test_load_reserves_ahead(void **state)
+{
+	const size_t sizes[] = { 3u << 19, 3u << 20, 5u << 20 };
+	char *dir = tmpdir_new();
+	const char *path = tpath(dir, "grow.amber");
+	AMB_OPTS(amb_writer_opts, o, .zstd_level = 1);
+	struct amb_payload *p = amb_payload_new();
+	const void *data, *first = NULL;
+	struct amb_writer *w;
+	struct amb_reader *r;
+	uint8_t *buf = malloc(5u << 20);
+	size_t len;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(p);
+	assert_int_equal(amb_writer_open(path, &o, &w), 0);
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(sizes); i++) {
+		struct amb_block_desc d = { AMB_BLOCK_RING, 0, 100, 10 * i + 1, 10 * i + 5 };
+
+		fill_block(buf, sizes[i], (uint32_t)i, true, d.type, d.record_count, false);
+		assert_int_equal(amb_writer_append(w, &d, buf, sizes[i]), 0);
+	}
+	assert_int_equal(amb_writer_close(w), 0);
+
+	assert_int_equal(amb_reader_open(path, 0, &r), 0);
+	for (size_t i = 0; i < AMB_ARRAY_SIZE(sizes); i++) {
+		assert_int_equal(amb_reader_load(r, i, p, &data, &len), 0);
+		assert_int_equal(len, sizes[i]);
+		fill_block(buf, sizes[i], (uint32_t)i, true, AMB_BLOCK_RING, 100, false);
+		assert_memory_equal(data, buf, len);
+		if (!first)
+			first = data;
+		assert_ptr_equal(data, first);
+	}
+	amb_reader_close(r);
+	amb_payload_free(p);
+	free(buf);
+	tmpdir_free(dir);
+}
+
 static void test_not_a_file(void **state)
 {
 	char *dir = tmpdir_new();
@@ -546,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_long_block_header),
 		cmocka_unit_test(test_one_frame),
+		cmocka_unit_test(test_load_reserves_ahead),
 		cmocka_unit_test(test_not_a_file),
 	};
 
