@@ -76,17 +76,50 @@ for t in tests/cli/test_*.sh; do
 done
 
 # Fuzz smoke: each target replays its seeds and runs a few thousand inputs.
-for fz in $(find "$B/fuzz/bin" -type f -perm -u+x 2>/dev/null | sort); do
+# Two lanes take the targets in turn (a target is a lane's when its mkdir
+# in $claims succeeds: whichever lane is free takes the next), each
+# target's outcome in $claims/NAME.rc and .log; they are read in order.
+FUZZERS=$(find "$B/fuzz/bin" -type f -perm -u+x 2>/dev/null | sort)
+# The slowest first (fuzz_stat prints every table of each input and stops
+# at its 30 s), so that the lanes end together.
+FUZZ_FIRST="fuzz_stat fuzz_codec_roundtrip fuzz_sched fuzz_session"
+fuzz_order() {
+	for n in $FUZZ_FIRST; do
+		[ -x "$B/fuzz/bin/$n" ] && echo "$B/fuzz/bin/$n"
+	done
+	for fz in $FUZZERS; do
+		case " $FUZZ_FIRST " in *" $(basename "$fz") "*) ;; *) echo "$fz" ;; esac
+	done
+}
+claims=$(mktemp -d)
+fuzz_lane() {
+	for fz in $(fuzz_order); do
+		name=$(basename "$fz")
+		mkdir "$claims/$name" 2>/dev/null || continue
+		corpus=$(mktemp -d)
+		if sh tests/fuzz/seeds.sh "$name" "$corpus" >/dev/null 2>&1 &&
+		   "$fz" -runs=3000 -max_total_time=30 -timeout=10 -rss_limit_mb=2048 "$corpus" \
+			>"$claims/$name.log" 2>&1; then
+			echo 0 >"$claims/$name.rc"
+		else
+			echo 1 >"$claims/$name.rc"
+		fi
+		rm -rf "$corpus"
+	done
+}
+fuzz_lane & lane=$!
+fuzz_lane
+wait $lane
+for fz in $FUZZERS; do
 	name=$(basename "$fz")
-	corpus=$(mktemp -d)
-	if sh tests/fuzz/seeds.sh "$name" "$corpus" >/dev/null 2>&1 &&
-	   "$fz" -runs=3000 -max_total_time=30 -timeout=10 -rss_limit_mb=2048 "$corpus" >"$corpus.log" 2>&1; then
+	if [ "$(cat "$claims/$name.rc" 2>/dev/null)" = 0 ]; then
 		pass=$((pass + 1)); note "fuzz: $name: ok"
 	else
-		fail=$((fail + 1)); failed="$failed $name"; tail -30 "$corpus.log"; note "fuzz: $name: FAILED"
+		fail=$((fail + 1)); failed="$failed $name"
+		tail -30 "$claims/$name.log" 2>/dev/null; note "fuzz: $name: FAILED"
 	fi
-	rm -rf "$corpus" "$corpus.log"
 done
+rm -rf "$claims"
 
 [ -n "$skipped" ] && note "skipped:$skipped"
 [ -n "$failed" ] && note "failed:$failed"
