@@ -32,23 +32,25 @@ struct amb_payload {
 	char errmsg[240];
 };
 
+#define RESERVE_AHEAD_MIN ((size_t)128 << 10)   /* amb_big_alloc() maps from here */
+
 /*
  * Make *@buf hold @need bytes, where the file's largest block would need
  * @largest.  A buffer of 128 KiB or more is for one of many blocks of
  * about that size, so it is made large enough for the largest at once (up
  * to four times @need: a damaged block list cannot make a small block
  * reserve much), rather than in steps, each a fresh mapping whose pages
- * are faulted in and cleared again.  Errors as amb_big_reserve().
+ * are faulted in and cleared again; when that much cannot be had, @need
+ * is enough.  Errors as amb_big_reserve().
  */
-#define RESERVE_AHEAD_MIN ((size_t)128 << 10)   /* amb_big_alloc() maps from here */
-
 static int payload_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need,
 			   uint64_t largest)
 {
 	if (need <= *cap)
 		return 0;
-	if (need >= RESERVE_AHEAD_MIN && largest > need)
-		need = (size_t)AMB_MIN(largest, (uint64_t)need * 4);
+	if (need >= RESERVE_AHEAD_MIN && largest > need &&
+	    !amb_big_reserve(buf, cap, map, (size_t)AMB_MIN(largest, (uint64_t)need * 4)))
+		return 0;
 	return amb_big_reserve(buf, cap, map, need);
 }
 
