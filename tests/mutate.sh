@@ -233,6 +233,14 @@ mutation mini_drops_glob_dat analyze/resolve/elfmini.c \
 mutation import_kallsyms_boot_unchecked analyze/replay/perfdata_import.c \
 	's/if (k.found \&\& (at = kallsyms_addr(text, len, k.sym)) != k.addr) {/if (0 \&\& k.found \&\& (at = kallsyms_addr(text, len, k.sym)) != k.addr) {/' \
 	"cli:test_import.sh:import_kallsyms_moved"
+# A big buffer's last 2 MiB gets a huge page for a few bytes.
+mutation big_tail_huge common/util.c \
+	's|if (want - huge >= BIG_ALIGN / 16)|if (want - huge >= 1)|' \
+	"unit:common/test_common"
+# A payload's buffers grown block by block again, not made for the largest.
+mutation payload_no_reserve_ahead format/load.c \
+	's/if (need >= RESERVE_AHEAD_MIN \&\& largest > need \&\&/if (0 \&\& largest > need \&\&/' \
+	"unit:format/test_reader"
 
 # --- the table ----------------------------------------------------------------------
 echo
