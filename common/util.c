@@ -387,7 +387,7 @@ void *amb_big_alloc(size_t want, size_t *size)
 	size_t len = (want + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1), head, tail;
 	uint8_t *map, *p;
 
-	if (want < BIG_ALIGN / 16) {
+	if (want < AMB_BIG_MIN) {
 		*size = 0;
 		return malloc(want ? want : 1);
 	}

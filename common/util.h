@@ -99,6 +99,7 @@ char *amb_text_escape(char *buf, size_t len, const char *s);
  * buffer holds at least @want bytes, and *@size of them when nonzero.
  * NULL when out of memory.  The content is not preserved across calls.
  */
+#define AMB_BIG_MIN ((size_t)128 << 10)  /* the smallest buffer amb_big_alloc() maps */
 void *amb_big_alloc(size_t want, size_t *size);
 void amb_big_free(void *p, size_t size);
 

@@ -32,11 +32,9 @@ struct amb_payload {
 	char errmsg[240];
 };
 
-#define RESERVE_AHEAD_MIN ((size_t)128 << 10)   /* amb_big_alloc() maps from here */
-
 /*
  * Make *@buf hold @need bytes, where the file's largest block would need
- * @largest.  A buffer of 128 KiB or more is for one of many blocks of
+ * @largest.  A buffer amb_big_alloc() maps is for one of many blocks of
  * about that size, so it is made large enough for the largest at once (up
  * to four times @need: a damaged block list cannot make a small block
  * reserve much), rather than in steps, each a fresh mapping whose pages
@@ -48,7 +46,7 @@ static int payload_reserve(uint8_t **buf, size_t *cap, size_t *map, size_t need,
 {
 	if (need <= *cap)
 		return 0;
-	if (need >= RESERVE_AHEAD_MIN && largest > need &&
+	if (need >= AMB_BIG_MIN && largest > need &&
 	    !amb_big_reserve(buf, cap, map, (size_t)AMB_MIN(largest, (uint64_t)need * 4)))
 		return 0;
 	return amb_big_reserve(buf, cap, map, need);

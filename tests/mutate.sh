@@ -239,7 +239,7 @@ mutation big_tail_huge common/util.c \
 	"unit:common/test_common"
 # A payload's buffers grown block by block again, not made for the largest.
 mutation payload_no_reserve_ahead format/load.c \
-	's/if (need >= RESERVE_AHEAD_MIN \&\& largest > need \&\&/if (0 \&\& largest > need \&\&/' \
+	's/if (need >= AMB_BIG_MIN \&\& largest > need \&\&/if (0 \&\& largest > need \&\&/' \
 	"unit:format/test_reader"
 
 # --- the table ----------------------------------------------------------------------

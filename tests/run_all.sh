@@ -82,18 +82,11 @@ done
 FUZZERS=$(find "$B/fuzz/bin" -type f -perm -u+x 2>/dev/null | sort)
 # The slowest first (fuzz_stat prints every table of each input and stops
 # at its 30 s), so that the lanes end together.
-FUZZ_FIRST="fuzz_stat fuzz_codec_roundtrip fuzz_sched fuzz_session"
-fuzz_order() {
-	for n in $FUZZ_FIRST; do
-		[ -x "$B/fuzz/bin/$n" ] && echo "$B/fuzz/bin/$n"
-	done
-	for fz in $FUZZERS; do
-		case " $FUZZ_FIRST " in *" $(basename "$fz") "*) ;; *) echo "$fz" ;; esac
-	done
-}
+SLOW='/(fuzz_stat|fuzz_codec_roundtrip|fuzz_sched|fuzz_session)$'
+FUZZ_ORDER="$(printf '%s\n' $FUZZERS | grep -E "$SLOW") $(printf '%s\n' $FUZZERS | grep -vE "$SLOW")"
 claims=$(mktemp -d)
 fuzz_lane() {
-	for fz in $(fuzz_order); do
+	for fz in $FUZZ_ORDER; do
 		name=$(basename "$fz")
 		mkdir "$claims/$name" 2>/dev/null || continue
 		corpus=$(mktemp -d)

@@ -180,8 +180,8 @@ print(sum(x["period"] for x in s["entries"] if x["comm"] == "nap"),
 # samples are scaled to the time its switches say it ran, to 2%; a thread
 # no sample caught has no on-CPU part, so the view may miss its run time
 # as well (vforker runs 0.2 ms a round: 14 runs, 2.5 ms of its 115, went
-# without a sample on a loaded machine).  And the thread's own clock, from its
-# first instruction to its last, lies within that life (to 1%): a new
+# without a sample on a loaded machine).  And the thread's own clock,
+# from its first instruction to its last, lies within that life (to 1%): a new
 # thread may wait for a CPU before it starts, and be preempted after it
 # ends, for milliseconds on a loaded machine, but not the other way.
 # Its view ends at its exit record, though the kernel may switch it in
