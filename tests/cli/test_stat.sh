@@ -39,22 +39,20 @@ csv_field() {
 # agree NAME EVENT FLOOR: amber's and perf's -r means of EVENT (CSV with a
 # noise column) differ by at most 4 standard deviations of the means (each
 # run's own "+- x%", so a noisier run allows more) plus FLOOR, a constant
-# or "N%" of perf's mean.
+# or "N%" of perf's mean.  Returns 0 if they do; the figures compared go
+# to $AGREE_WHY either way.
 agree() {
 	_a=$(csv_field "$T/$1.amber.csv" "$2" 1)
 	_as=$(csv_field "$T/$1.amber.csv" "$2" 4)
 	_p=$(csv_field "$T/$1.perf.csv" "$2" 1)
 	_ps=$(csv_field "$T/$1.perf.csv" "$2" 4)
-	if awk -v a="$_a" -v as="$_as" -v p="$_p" -v ps="$_ps" -v f="$3" 'BEGIN {
+	AGREE_WHY="amber $_a (+- $_as), perf $_p (+- $_ps), floor $3"
+	awk -v a="$_a" -v as="$_as" -v p="$_p" -v ps="$_ps" -v f="$3" 'BEGIN {
 		sub("%", "", as); sub("%", "", ps)
 		fl = f; if (f ~ /%$/) { sub("%", "", fl); fl = p * fl / 100 }
 		bound = 4 * (a * as / 100 + p * ps / 100) + fl
 		d = a - p; if (d < 0) d = -d
-		exit !(a != "" && p != "" && d <= bound) }'; then
-		ok "stat_vs_perf_$2"
-	else
-		fail "stat_vs_perf_$2" "amber $_a (+- $_as), perf $_p (+- $_ps), floor $3"
-	fi
+		exit !(a != "" && p != "" && d <= bound) }'
 }
 
 # --- the counts of software events against perf stat's ----------------------
@@ -64,6 +62,46 @@ test_vs_perf() {
 	ev=task-clock,page-faults,context-switches,cpu-migrations
 	# One worker: 5 rounds of ~1 ms of CPU, then 20 sleeps of 1 ms.
 	cmd="$WL --threads 1 --work 5 --sleep-ms 20"
+	# The same work counted by the same kernel from the same exec: the
+	# difference is the noise of this shared VM, which each side's
+	# deviation measures, plus a floor per event (below).  The noise is
+	# not always fair to both sides: under `make -j2 test` a batch can
+	# meet a neighbour's burst that the other batch missed (perf's 5
+	# runs at 78.35 ms +- 7.02% beside amber's at 48.95 ms +- 0.78%, on
+	# a machine where both give 52-57 ms alone), and steal time and
+	# preemption only ever add CPU time and switches.  So a batch that
+	# disagrees is run once more, and the second batch is judged: a
+	# real difference in what amber counts disagrees both times.
+	# Floors: 5% of task-clock for what the two batches, side by side
+	# but not in step, still meet differently; the program faults in
+	# the same pages each run, and ASLR moves its stack and mappings,
+	# which can cost a page or two more or less; 20 sleeps are at
+	# least 20 switches on each side, preemption adds a number that
+	# depends on the load of the machine.
+	checks="task-clock:5% page-faults:3 context-switches:25% cpu-migrations:3"
+	sw_batch || return 0
+	for c in $checks; do
+		agree sw "${c%:*}" "${c#*:}" && continue
+		sw_batch || return 0
+		break
+	done
+	for c in $checks; do
+		if agree sw "${c%:*}" "${c#*:}"; then
+			ok "stat_vs_perf_${c%:*}"
+		else
+			fail "stat_vs_perf_${c%:*}" "$AGREE_WHY"
+		fi
+	done
+	for f in sw.amber.csv sw.perf.csv; do
+		n=$(csv_field "$T/$f" context-switches 1)
+		[ "${n:-0}" -ge 20 ] || fail stat_sleeps_switch "$f: $n context switches for 20 sleeps"
+	done
+}
+
+# sw_batch: perf stat's and amber-rec stat's 5 runs of $cmd counting $ev,
+# side by side, into $T/sw.perf.csv and $T/sw.amber.csv.  Returns 1 (after
+# failing stat_vs_perf) if amber-rec stat did not succeed.
+sw_batch() {
 	# Both batches at once: one after the other, the second met another
 	# load than the first (someone else's benchmark starting, steal time,
 	# the host's frequency), which moves the preemptions counted as
@@ -79,24 +117,8 @@ test_vs_perf() {
 	cp "$T/sw.err" "$T/sw.amber.csv"
 	if [ "$RC" != 0 ]; then
 		fail stat_vs_perf "exit $RC: $(tail -n 3 "$T/sw.err")"
-		return 0
+		return 1
 	fi
-	# The same work counted by the same kernel from the same exec: the
-	# difference is the noise of this shared VM, which each side's
-	# deviation measures; 5% more for what the two batches, side by side
-	# but not in step, still meet differently.
-	agree sw task-clock 5%
-	# The program faults in the same pages each run; ASLR moves its stack
-	# and mappings, which can cost a page or two more or less.
-	agree sw page-faults 3
-	# 20 sleeps are at least 20 switches on each side; preemption adds a
-	# number that depends on the load of the machine.
-	agree sw context-switches 25%
-	for f in sw.amber.csv sw.perf.csv; do
-		n=$(csv_field "$T/$f" context-switches 1)
-		[ "${n:-0}" -ge 20 ] || fail stat_sleeps_switch "$f: $n context switches for 20 sleeps"
-	done
-	agree sw cpu-migrations 3
 }
 
 # --- the default set, perf's names, units and figures -----------------------
