@@ -30,7 +30,8 @@ else
 Q := @
 endif
 
-# pkg-config for every library that ships a .pc file; libpfm4 ships none.
+# pkg-config for every library that ships a .pc file; libpfm4 and libiberty
+# (the demangler, a static library) ship none.
 PKGS_FORMAT  := libzstd libxxhash
 PKGS_RECORD  := libelf numa
 PKGS_ANALYZE := libdw libelf libtraceevent libprotobuf-c zlib
@@ -49,7 +50,7 @@ FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-r
 
 LIBS_FORMAT  := $(call pc_libs,$(PKGS_FORMAT)) -lpthread -lm
 LIBS_RECORD  := $(call pc_libs,$(PKGS_RECORD)) $(LIBS_RECORD_EXTRA) $(LIBS_FORMAT)
-LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) $(LIBS_FORMAT)
+LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) -liberty $(LIBS_FORMAT)
 LIBS_CMOCKA  := $(call pc_libs,cmocka)
 
 # Every .c file under a directory, subfolders included.

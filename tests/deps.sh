@@ -8,7 +8,7 @@ clang libclang-rt-14-dev zstd linux-perf libxml2-utils time hyperfine python3 pr
 python3-zstandard python3-xxhash
 libdebuginfod-dev debuginfod
 chromium chromium-driver
-libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go nodejs"
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libiberty-dev golang-go nodejs"
 
 missing=""
 for p in $PKGS; do

@@ -241,6 +241,10 @@ mutation big_tail_huge common/util.c \
 mutation payload_no_reserve_ahead format/load.c \
 	's/if (need >= AMB_BIG_MIN \&\& largest > need \&\&/if (0 \&\& largest > need \&\&/' \
 	"unit:format/test_reader"
+# C++ and Rust names shown as the ELF spells them, demangling or not.
+mutation names_not_demangled analyze/resolve/symbols.c \
+	's/	c->no_demangle = d->no_demangle;/	c->no_demangle = true;/' \
+	"cli:test_import.sh:import_cxx"
 
 # --- the table ----------------------------------------------------------------------
 echo

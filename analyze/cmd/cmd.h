@@ -62,6 +62,7 @@ enum ana_sample_opt {
 	ANA_OPT_TIME,
 	ANA_OPT_SYMFS,
 	ANA_OPT_NO_DEBUGINFOD,
+	ANA_OPT_NO_DEMANGLE,
 	ANA_OPT_FIELD_FILTER,
 	ANA_OPT_JOBS = 'j',
 };
@@ -69,9 +70,10 @@ enum ana_sample_opt {
 /*
  * getopt_long entries of the options report, script, flame and diff share:
  * --pid --tid --comm --cpu --dso(s) --sym(bols) --time --event --symfs
- * --no-debuginfod --field-filter --jobs, into a struct ana_pipeline_opts.  A command puts ANA_SAMPLE_OPTIONS in its option table
- * and ana_cmd_parse() handles them: a new filter is added here and in
- * cmd_common.c only.
+ * --no-debuginfod --no-demangle --field-filter --jobs, into a struct
+ * ana_pipeline_opts.  A command puts ANA_SAMPLE_OPTIONS in its option
+ * table and ana_cmd_parse() handles them: a new filter is added here and
+ * in cmd_common.c only.
  */
 #define ANA_SAMPLE_OPTIONS                                                  \
 	{ "pid", required_argument, NULL, ANA_OPT_PID },                    \
@@ -86,6 +88,7 @@ enum ana_sample_opt {
 	{ "event", required_argument, NULL, ANA_OPT_EVENT },                \
 	{ "symfs", required_argument, NULL, ANA_OPT_SYMFS },                \
 	{ "no-debuginfod", no_argument, NULL, ANA_OPT_NO_DEBUGINFOD },      \
+	{ "no-demangle", no_argument, NULL, ANA_OPT_NO_DEMANGLE },          \
 	{ "field-filter", required_argument, NULL, ANA_OPT_FIELD_FILTER },    \
 	{ "jobs", required_argument, NULL, ANA_OPT_JOBS }
 

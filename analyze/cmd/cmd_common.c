@@ -2,7 +2,8 @@
 /*
  * analyze/cmd/cmd_common.c - what the commands share: the option loop with
  * the sample options (filters, --event, --symfs, --no-debuginfod,
- * --field-filter), and the one way a command reports an error.
+ * --no-demangle, --field-filter), and the one way a command reports an
+ * error.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -80,6 +81,9 @@ static int sample_option(struct ana_pipeline_opts *o, int c, const char *arg)
 		return 0;
 	case ANA_OPT_NO_DEBUGINFOD:
 		o->dso.no_debuginfod = true;
+		return 0;
+	case ANA_OPT_NO_DEMANGLE:
+		o->dso.no_demangle = true;
 		return 0;
 	case ANA_OPT_JOBS: {
 		char *end;

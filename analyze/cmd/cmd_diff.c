@@ -286,6 +286,7 @@ static const char usage[] =
 FLAME_FILTER_HELP
 "      --symfs DIR         look for files under DIR\n"
 "      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"      --no-demangle       C++ and Rust symbols as the ELF spells them\n"
 "  -j, --jobs N            N threads: main + N-1 decoding (default: one per CPU)\n";
 
 static int parse_sort(struct diff_args *a, const char *arg)

@@ -45,7 +45,8 @@ static const char usage[] =
 "  -e, --event NAME       only this event\n"
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
-"      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n";
+"      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"      --no-demangle      C++ and Rust symbols as the ELF spells them\n";
 
 enum { O_NO_INLINE = 256, O_INLINE, O_OFF_CPU, O_WALL };
 

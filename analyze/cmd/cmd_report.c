@@ -467,6 +467,7 @@ ANA_REPORT_MEMKEYS_HELP
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"      --no-demangle      C++ and Rust symbols as the ELF spells them\n"
 "  -j, --jobs N           N threads: main + N-1 decoding (default: one per CPU)\n"
 "      --json             JSON instead of text\n"
 "      --stdio            text output (the only mode)\n";

@@ -41,7 +41,8 @@
 	"                          309.8), +SECONDS from the start, HH:MM:SS[.frac],\n"   \
 	"                          or a slice of the span (10%/2, 0%-10%)\n"               \
 	"      --symfs DIR         look for files under DIR\n"                             \
-	"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+	"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"      \
+	"      --no-demangle       C++ and Rust symbols as the ELF spells them\n"
 
 static const char usage[] =
 "usage: amber-analyze sched latency|timehist|wakers [OPTIONS] [FILE]\n"

@@ -793,6 +793,7 @@ static const char usage[] =
 "  -e, --event NAME       only this event\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
+"      --no-demangle      C++ and Rust symbols as the ELF spells them\n"
 "  -j, --jobs N           N threads: main + N-1 decoding (default: one per CPU)\n"
 "      --json             one JSON object per sample\n";
 

@@ -196,6 +196,7 @@ struct ana_dso *ana_dso_table_get(struct ana_dso_table *t, const char *path,
 		memcpy(d->build_id, build_id, len);
 	d->build_id_len = (uint8_t)len;
 	d->type = type;
+	d->no_demangle = t->opts.no_demangle;
 	/* A [vdso] is looked for only as an embedded image, by build-id. */
 	if (type != ANA_DSO_TYPE_FILE && !(type == ANA_DSO_TYPE_VDSO && len))
 		d->status = ANA_DSO_NO_FILE;

@@ -60,6 +60,7 @@ struct ana_dso {
 	enum ana_dso_origin origin;         /* where @elf_path was found */
 	bool verified;                      /* FOUND by build-id, not by path alone */
 	bool warned;
+	bool no_demangle;                   /* names as the ELF spells them (opts) */
 	struct ana_sym_cache *syms;         /* symbols.c state, created lazily */
 };
 
@@ -69,6 +70,7 @@ struct ana_dso_opts {
 	const char *home;           /* for ~/.debug; NULL: $HOME */
 	const char *debug_dir;      /* NULL: /usr/lib/debug, or <symfs>/usr/lib/debug */
 	bool no_debuginfod;         /* never ask debuginfod servers */
+	bool no_demangle;           /* C++ and Rust symbols as the ELF spells them */
 };
 
 struct ana_dso_table;

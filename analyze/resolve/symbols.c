@@ -18,12 +18,18 @@
  * around an address (span_alone), that symbol is the answer without the
  * walk; libdwfl is asked where aliases or nested and sizeless symbols
  * leave the choice to its rules.
+ *
+ * C++ and Rust names are shown demangled, as perf report shows them
+ * without -v: libiberty's cplus_demangle() without parameters, Rust's hash
+ * left out, a PLT stub as the demangled NAME@plt; each name is demangled
+ * once per DSO (shown_name).  --no-demangle keeps the ELF's spelling.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +94,13 @@ struct ana_sym_cache {
 	size_t nr_ranges, cap_ranges;
 	struct ana_plt plt;      /* the PLT stubs' names (plt.c) */
 	bool plt_loaded;
+	bool no_demangle;        /* the DSO's names as the ELF spells them */
+	/* Each name shown_name() was asked for, by its address (the names
+	 * live as long as the module): the demangled copy, or the name
+	 * itself when it is not mangled.  @demangled owns the copies. */
+	struct amb_hashmap shown;
+	char **demangled;
+	size_t nr_demangled, cap_demangled;
 };
 
 static char *debuginfo_path;
@@ -111,6 +124,10 @@ void ana_sym_cache_free(struct ana_sym_cache *c)
 	free(c->reach);
 	free(c->ranges);
 	ana_plt_free(&c->plt);
+	amb_hashmap_free(&c->shown);
+	for (size_t i = 0; i < c->nr_demangled; i++)
+		free(c->demangled[i]);
+	free(c->demangled);
 	while (c->chunks) {
 		struct cache_chunk *next = c->chunks->next;
 
@@ -155,6 +172,7 @@ static struct ana_sym_cache *cache_get(struct ana_dso *d)
 	if (!c)
 		return NULL;
 	d->syms = c;
+	c->no_demangle = d->no_demangle;
 	c->dwfl = dwfl_begin(&offline_callbacks);
 	if (!c->dwfl)
 		goto fail;
@@ -491,6 +509,51 @@ static void range_learn(struct ana_sym_cache *c, uint64_t start, uint64_t size,
 	c->nr_ranges++;
 }
 
+/*
+ * @name demangled, when it is a C++ or Rust name (_Z..., _R...) that
+ * libiberty's cplus_demangle() understands, without parameters, as perf
+ * shows it: "ns::work" for _ZN2ns4workEl.  A PLT stub's NAME@plt keeps its
+ * suffix.  Anything else, and any name when c->no_demangle, is returned as
+ * it is; so is @name when there is no memory for its copy.  The result
+ * lives as long as @c.
+ */
+static const char *shown_name(struct ana_sym_cache *c, const char *name)
+{
+	uint64_t h = amb_hash_u64((uintptr_t)name);
+	const char *at;
+	char *d, *base = NULL;
+	size_t len;
+
+	if (!name || c->no_demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	if ((at = amb_hashmap_find_u64(&c->shown, h, (uintptr_t)name)))
+		return at;
+	len = strlen(name);
+	if (len > 4 && !strcmp(name + len - 4, "@plt"))
+		base = strndup(name, len - 4);
+	d = cplus_demangle(base ? base : name, DMGL_NO_OPTS);
+	if (d && base) {
+		char *plt = malloc(strlen(d) + sizeof("@plt"));
+
+		if (plt)
+			strcpy(stpcpy(plt, d), "@plt");
+		free(d);
+		d = plt;
+	}
+	free(base);
+	if (d && amb_ensure_cap((void **)&c->demangled, &c->cap_demangled,
+				sizeof(*c->demangled), c->nr_demangled + 1)) {
+		free(d);
+		d = NULL;
+	}
+	if (d)
+		c->demangled[c->nr_demangled++] = d;
+	/* Not mangled, or no memory: the name itself, remembered all the
+	 * same (a map without room asks again next time). */
+	amb_hashmap_add(&c->shown, h, (uintptr_t)name, d ? d : (char *)name);
+	return d ? d : name;
+}
+
 /* The function starting exactly at @addr, for an IRELATIVE PLT stub's
  * ifunc (ana_plt_name()), or NULL. */
 static const char *function_at(void *ctx, uint64_t addr)
@@ -563,7 +626,7 @@ int ana_sym_lookup_data(struct ana_dso *d, uint64_t addr, const char **name, uin
 		return -ENOENT;
 	memset(&info, 0, sizeof(info));
 	lookup_symbol(c, addr, &info);
-	*name = info.name;
+	*name = shown_name(c, info.name);
 	*offset = info.offset;
 	return 0;
 }
@@ -581,6 +644,7 @@ int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
 		return -ENOMEM;
 	if (!e->have) {
 		lookup_symbol(c, addr, &e->info);
+		e->info.name = shown_name(c, e->info.name);
 		e->have = 1u << 31;   /* symbol done */
 	}
 	if ((want & ANA_SYM_SRCLINE) && !(e->have & ANA_SYM_SRCLINE)) {

@@ -12,7 +12,7 @@ WSTATIC=$PROG/workload-static
 
 t_built() {
 	_missing=""
-	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch; do
+	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch cxxnames; do
 		[ -x "$PROG/$p" ] || _missing="$_missing $p"
 	done
 	if [ -n "$_missing" ]; then
@@ -23,7 +23,7 @@ t_built() {
 }
 
 t_help() {
-	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch; do
+	for p in workload workload-nofp workload-static spinner forker waiter switcher memtouch cxxnames; do
 		[ -x "$PROG/$p" ] || continue
 		if ! out=$(run_timeout 10 "$PROG/$p" --help 2>&1); then
 			fail programs_help "$p --help exited non-zero"
@@ -374,6 +374,38 @@ t_switcher() {
 
 # memtouch: four ranges, buffers of the documented sizes, each in its
 # place (the global within the program's image, the stack above the heap).
+# cxxnames: a stable checksum, exit 2 on a bad option, and the mangled
+# names of its hot functions in its symbol table (what the demangling
+# tests rely on).
+t_cxxnames() {
+	need_file cxxnames "$PROG/cxxnames" || return 0
+	a=$(run_timeout 60 "$PROG/cxxnames" --work 3)
+	b=$(run_timeout 60 "$PROG/cxxnames" --work 3)
+	c=$(run_timeout 60 "$PROG/cxxnames" --work 4)
+	run_timeout 10 "$PROG/cxxnames" --work x >/dev/null 2>&1
+	rc1=$?
+	run_timeout 10 "$PROG/cxxnames" --nope >/dev/null 2>&1
+	rc2=$?
+	syms=$(nm "$PROG/cxxnames" | awk '$2 == "T" || $2 == "t" { print $3 }' | sort)
+	missing=
+	for m in _ZNK2ns3BoxIlE4spinEl _ZN2ns4workElRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE \
+		 _ZN2ns12_GLOBAL__N_14anonEl _ZNK2OpclEl _ZN7mycrate5inner4spin17h0123456789abcdefE \
+		 _RNvCs1234_7mycrate4tick; do
+		# GCC may name a clone NAME.isra.0: the same name, demangled.
+		echo "$syms" | grep -Eq "^$m(\.|$)" || missing="$missing $m"
+	done
+	case $a in
+	"cxxnames: checksum 0x"????????????????) ;;
+	*) a="bad: $a" ;;
+	esac
+	if [ "$a" = "$b" ] && [ "$a" != "$c" ] && [ "${a#bad}" = "$a" ] && [ $rc1 = 2 ] && [ $rc2 = 2 ] &&
+	   [ -z "$missing" ]; then
+		ok cxxnames
+	else
+		fail cxxnames "runs '$a' '$b' '$c', bad options exit $rc1 $rc2 (2 2), symbols missing:${missing:- none}"
+	fi
+}
+
 t_memtouch() {
 	need_file memtouch "$PROG/memtouch" || return 0
 	if ! out=$(run_timeout 30 "$PROG/memtouch" --rounds 2 2>&1); then
@@ -400,6 +432,7 @@ t_memtouch() {
 t_built
 t_help
 t_memtouch
+t_cxxnames
 t_bad_option
 t_checksum
 t_symbols
