@@ -245,6 +245,10 @@ mutation payload_no_reserve_ahead format/load.c \
 mutation names_not_demangled analyze/resolve/symbols.c \
 	's/	c->no_demangle = d->no_demangle;/	c->no_demangle = true;/' \
 	"cli:test_import.sh:import_cxx"
+# A C++ PLT stub's NAME@plt passed to the demangler whole (which refuses it).
+mutation plt_name_not_demangled analyze/resolve/symbols.c \
+	's/		base = strndup(name, len - 4);/		base = NULL;/' \
+	"unit:analyze/test_plt"
 
 # --- the table ----------------------------------------------------------------------
 echo

@@ -15,7 +15,8 @@
  * PLT, a function both called and address-taken (.plt.got) and a local
  * ifunc (IRELATIVE); and the system's libc, whose own PLT is mostly
  * IRELATIVE.  The reduction of `archive --mini` (elfmini.c) must keep
- * every stub's name.  After that, ana_plt_load() itself: its entries sorted and
+ * every stub's name, and a C++ stub's name is demangled as perf demangles.
+ * After that, ana_plt_load() itself: its entries sorted and
  * disjoint, objdump's name for an ifunc nobody names, and nothing named
  * in the ELF of another machine or where no stub jumps through a slot.
  */
@@ -281,6 +282,66 @@ static void test_programs(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A C++ program's stub for operator new (objdump's label "_Znwm@plt"):
+ * "operator new@plt", its name demangled as perf demangles names, and as
+ * the ELF spells it with the table's no_demangle (--no-demangle).
+ */
+static void test_cxx_stub(void **state)
+{
+	static const char src[] =
+		"#include <new>\n"
+		"int *volatile kept;\n"
+		"int main() { kept = new int(3); int r = *kept; delete kept; return r - 3; }\n";
+	char dir[] = "/tmp/amb-test-plt-XXXXXX", path[160], cmd[512];
+	struct label *labels;
+	uint64_t stub = 0;
+	size_t nl;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s/p.cc", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs(src, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/cxx", dir);
+	snprintf(cmd, sizeof(cmd), "c++ -O1 -fPIE -pie -o %s %s/p.cc 2>/dev/null", path, dir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+		skip();
+	}
+	nl = objdump_labels(path, &labels);
+	for (size_t i = 0; i < nl; i++)
+		if (!strcmp(labels[i].name, "_Znwm@plt"))
+			stub = labels[i].addr;
+	free(labels);
+	assert_true(stub != 0);
+	for (int raw = 0; raw <= 1; raw++) {
+		struct ana_dso_opts o = { .no_demangle = raw };
+		struct ana_dso_table *t = ana_dso_table_new(&o);
+		const struct ana_sym_info *info;
+		struct ana_dso *d;
+
+		assert_non_null(t);
+		d = ana_dso_table_get(t, path, NULL, 0, true, 1);
+		assert_non_null(d);
+		assert_int_equal(ana_dso_resolve(t, d), ANA_DSO_FOUND);
+		assert_int_equal(ana_sym_lookup(d, stub + 2, 0, &info), 0);
+		assert_non_null(info->name);
+		assert_string_equal(info->name, raw ? "_Znwm@plt" : "operator new@plt");
+		assert_int_equal(info->offset, 2);
+		/* The same answer again, from the cache. */
+		assert_int_equal(ana_sym_lookup(d, stub + 2, 0, &info), 0);
+		assert_string_equal(info->name, raw ? "_Znwm@plt" : "operator new@plt");
+		ana_dso_table_free(t);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_libc(void **state)
 {
 	const char *path = system_libc();
@@ -452,6 +513,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_programs),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_cxx_stub),
 		cmocka_unit_test(test_mini),
 		cmocka_unit_test(test_edited),
 	};
