@@ -30,8 +30,8 @@ else
 Q := @
 endif
 
-# pkg-config for every library that ships a .pc file; libpfm4 and libiberty
-# (the demangler, a static library) ship none.
+# pkg-config for every library that ships a .pc file; libpfm4 ships none
+# (nor does libiberty, linked through IBERTY_OBJ below).
 PKGS_FORMAT  := libzstd libxxhash
 PKGS_RECORD  := libelf numa
 PKGS_ANALYZE := libdw libelf libtraceevent libprotobuf-c zlib
@@ -50,7 +50,13 @@ FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-r
 
 LIBS_FORMAT  := $(call pc_libs,$(PKGS_FORMAT)) -lpthread -lm
 LIBS_RECORD  := $(call pc_libs,$(PKGS_RECORD)) $(LIBS_RECORD_EXTRA) $(LIBS_FORMAT)
-LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) -liberty $(LIBS_FORMAT)
+LIBS_ANALYZE := $(call pc_libs,$(PKGS_ANALYZE)) $(LIBS_FORMAT)
+
+# libiberty's demangler (symbols.c), from the static library into one
+# object whose only global symbol is ana_cplus_demangle(): linked as the
+# archive is, its globals (cplus_demangle, xmalloc, _sch_istable ...)
+# would be the analyzer's own.  Every analyzer link takes this object.
+IBERTY_OBJ := $(B)/iberty/demangle.o
 LIBS_CMOCKA  := $(call pc_libs,cmocka)
 
 # Every .c file under a directory, subfolders included.
@@ -146,7 +152,15 @@ $(REC): $(call obj,obj,$(RECORD_SRC)) $(LIBFORMAT)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_RECORD)
 
-$(ANA): $(call obj,obj,$(ANALYZE_SRC)) $(LIBFORMAT)
+$(IBERTY_OBJ): Makefile
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) -r -u cplus_demangle -o $@.tmp "$$($(CC) -print-file-name=libiberty.a)"
+	$(Q)objcopy --redefine-sym cplus_demangle=ana_cplus_demangle \
+		--keep-global-symbol=ana_cplus_demangle $@.tmp $@
+	$(Q)rm -f $@.tmp
+
+$(ANA): $(call obj,obj,$(ANALYZE_SRC)) $(IBERTY_OBJ) $(LIBFORMAT)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_ANALYZE)
 
@@ -187,7 +201,7 @@ $(call UNIT_BIN_OF,record): $(B)/tests/unit/%: tests/unit/%.c $(SAN_RECORD) $(SA
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Wl,--build-id -o $@ $(filter %.c %.o,$^) $(LIBS_RECORD) $(LIBS_CMOCKA)
-$(call UNIT_BIN_OF,analyze): $(B)/tests/unit/%: tests/unit/%.c $(SAN_ANALYZE) $(SAN_BASE)
+$(call UNIT_BIN_OF,analyze): $(B)/tests/unit/%: tests/unit/%.c $(SAN_ANALYZE) $(IBERTY_OBJ) $(SAN_BASE)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS_ANALYZE) $(LIBS_CMOCKA)
@@ -196,7 +210,7 @@ $(call UNIT_BIN_OF,analyze): $(B)/tests/unit/%: tests/unit/%.c $(SAN_ANALYZE) $(
 # (tests/cli/test_corruption.sh): a damaged file must never make it touch
 # memory it should not.
 SAN_ANA := $(B)/san/amber-analyze
-$(SAN_ANA): $(call obj,san,$(ANALYZE_SRC)) $(SAN_BASE)
+$(SAN_ANA): $(call obj,san,$(ANALYZE_SRC)) $(IBERTY_OBJ) $(SAN_BASE)
 	@$(if $(Q),echo "  LD san  $@")
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_ANALYZE)
 
@@ -218,7 +232,7 @@ $(FUZZ_REC_BIN): $(B)/fuzz/bin/%: tests/fuzz/%.c $(FUZZ_RECORD) $(FUZZ_BASE)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_LINK) -o $@ $^ $(LIBS_RECORD)
-$(FUZZ_ANA_BIN): $(B)/fuzz/bin/%: tests/fuzz/%.c $(FUZZ_ANALYZE) $(FUZZ_BASE)
+$(FUZZ_ANA_BIN): $(B)/fuzz/bin/%: tests/fuzz/%.c $(FUZZ_ANALYZE) $(IBERTY_OBJ) $(FUZZ_BASE)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_LINK) -o $@ $^ $(LIBS_ANALYZE)

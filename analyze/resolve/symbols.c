@@ -103,6 +103,10 @@ struct ana_sym_cache {
 	size_t nr_demangled, cap_demangled;
 };
 
+/* libiberty's cplus_demangle(), renamed where the Makefile links it
+ * (IBERTY_OBJ): a malloc'ed string, or NULL for a name it does not know. */
+char *ana_cplus_demangle(const char *mangled, int options);
+
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -531,7 +535,7 @@ static const char *shown_name(struct ana_sym_cache *c, const char *name)
 	len = strlen(name);
 	if (len > 4 && !strcmp(name + len - 4, "@plt"))
 		base = strndup(name, len - 4);
-	d = cplus_demangle(base ? base : name, DMGL_NO_OPTS);
+	d = ana_cplus_demangle(base ? base : name, DMGL_NO_OPTS);
 	if (d && base) {
 		char *plt = malloc(strlen(d) + sizeof("@plt"));
 
