@@ -13,7 +13,11 @@
  * on the same line without a callchain, else one line per frame and an
  * empty line.  The comm is padded to 16 columns unless callchains are
  * shown.  Frames show their ELF address (a kernel frame its address),
- * what has no symbol "[unknown]".
+ * what has no symbol "[unknown]".  The names are the resolver's: a PLT
+ * stub is named after the GOT slot it jumps through, as objdump and perf
+ * 6.3 on name it, not after the relocation at its position in .rela.plt
+ * as perf 6.1 does (wrong in libc, whose relocations are not in stub
+ * order).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -87,10 +87,16 @@ record_import() {
 }
 
 # same_script NAME: perf script on the original == export perf-script of the import.
+# A PLT stub's name is left out on both sides: perf 6.1 names a stub after
+# the relocation at its position in .rela.plt, and libc's relocations are
+# not in stub order (a sample on the stub that jumps to __tunable_get_val
+# read "@plt+0x0" in perf's text); amber names it after the GOT slot it
+# jumps through, as objdump does, which test_plt checks.
 same_script() {
 	_n=$1
-	perf script -i "$T/$_n.data" >"$T/$_n.perf.txt" 2>/dev/null
-	"$ANA" export -f perf-script "$T/$_n.amber" >"$T/$_n.amber.txt" 2>"$T/$_n.exp.log"
+	perf script -i "$T/$_n.data" 2>/dev/null | sed 's/ [^ ]*@plt+0x/ @plt+0x/' >"$T/$_n.perf.txt"
+	"$ANA" export -f perf-script "$T/$_n.amber" 2>"$T/$_n.exp.log" |
+		sed 's/ [^ ]*@plt+0x/ @plt+0x/' >"$T/$_n.amber.txt"
 	if [ ! -s "$T/$_n.perf.txt" ]; then
 		fail "script_$_n" "perf script printed nothing"
 	elif cmp -s "$T/$_n.perf.txt" "$T/$_n.amber.txt"; then
