@@ -249,6 +249,10 @@ mutation names_not_demangled analyze/resolve/symbols.c \
 mutation plt_name_not_demangled analyze/resolve/symbols.c \
 	's/		base = strndup(name, len - 4);/		base = NULL;/' \
 	"unit:analyze/test_plt"
+# pprof's system_name given the shown (demangled) name, not the ELF's.
+mutation pprof_system_name_shown analyze/view/export_pprof.c \
+	's/		fn->system_name = str_index(pp, f->system_name);/		fn->system_name = fn->name;/' \
+	"cli:test_export.sh:pprof_mangled"
 
 # --- the table ----------------------------------------------------------------------
 echo

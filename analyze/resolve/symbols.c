@@ -648,6 +648,7 @@ int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
 		return -ENOMEM;
 	if (!e->have) {
 		lookup_symbol(c, addr, &e->info);
+		e->info.raw_name = e->info.name;
 		e->info.name = shown_name(c, e->info.name);
 		e->have = 1u << 31;   /* symbol done */
 	}

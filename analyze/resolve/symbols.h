@@ -23,7 +23,9 @@ struct ana_inline_frame {
 
 /* What an address of a DSO resolves to.  Owned by the DSO's symbol cache. */
 struct ana_sym_info {
-	const char *name;     /* ELF symbol, or NULL when none covers the address */
+	const char *name;     /* ELF symbol as shown (demangled), or NULL when none
+			       * covers the address */
+	const char *raw_name; /* the same as the ELF spells it (_ZN2ns4workEl) */
 	uint64_t offset;      /* address - symbol start */
 	uint64_t sym_start;   /* symbol start (ELF address) */
 	uint64_t sym_size;    /* the symbol's st_size, 0 when it has none */

@@ -597,7 +597,8 @@ static int encode(struct pprof *pp, FILE *out, const struct ana_export_opts *o)
 
 		ana_pprof__function__init(fn);
 		fn->id = id;
-		fn->name = fn->system_name = str_index(pp, f->name);
+		fn->name = str_index(pp, f->name);
+		fn->system_name = str_index(pp, f->system_name);
 		fn->filename = str_index(pp, f->file ? f->file : f->dso);
 		fn->start_line = f->start_line;
 		funcp[id - 1] = fn;

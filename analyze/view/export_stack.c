@@ -2,7 +2,9 @@
 /*
  * analyze/view/export_stack.c - the stacks exporters write: each frame
  * resolved once by the pipeline's walk, expanded into its inline chain,
- * and its functions gathered in one table keyed by (name, object).
+ * and its functions gathered in one table keyed by (system name, object):
+ * two C++ overloads that demangle to the same name without their
+ * parameters stay two functions, as they are two symbols.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@ struct ana_xctx {
 	struct ana_pipeline *p;
 	unsigned want;
 	struct ana_intern strings;
-	struct amb_hashmap funcs_by_key;    /* (name, dso) -> struct ana_xfunc * */
+	struct amb_hashmap funcs_by_key;    /* (system name, dso) -> struct ana_xfunc * */
 	struct ana_xfunc **funcs;           /* by id - 1 */
 	size_t nr_funcs, cap_funcs;
 	struct ana_xstack st;
@@ -27,7 +29,7 @@ struct ana_xctx {
 };
 
 struct func_key {
-	const char *name, *dso;
+	const char *system_name, *dso;
 };
 
 static bool func_eq(uint64_t stored, const void *key)
@@ -35,7 +37,7 @@ static bool func_eq(uint64_t stored, const void *key)
 	const struct ana_xfunc *f = (const struct ana_xfunc *)(uintptr_t)stored;
 	const struct func_key *k = key;
 
-	return f->name == k->name && f->dso == k->dso;
+	return f->system_name == k->system_name && f->dso == k->dso;
 }
 
 struct ana_xctx *ana_xctx_new(struct ana_pipeline *p, bool inline_frames)
@@ -98,15 +100,17 @@ static const char *str(struct ana_xctx *x, const char *s)
 }
 
 /*
- * The function @name of object @dso; made on first use, with @file and
- * the line of its entry found by @loc's DSO when it has one.
+ * The function @name (spelt @system_name in its ELF symbol table, or NULL:
+ * @name) of @loc's object; made on first use, with @file and the line of
+ * its entry found by @loc's DSO when it has one.
  */
-static struct ana_xfunc *func_get(struct ana_xctx *x, const char *name, const struct ana_loc *loc,
-				  const char *file, bool inlined)
+static struct ana_xfunc *func_get(struct ana_xctx *x, const char *name, const char *system_name,
+				  const struct ana_loc *loc, const char *file, bool inlined)
 {
-	struct func_key k = { str(x, name), str(x, loc->kernel || !loc->dso ? ana_loc_dso_name(loc)
-							: loc->dso->path) };
-	uint64_t h = amb_hash_u64((uintptr_t)k.name ^ amb_hash_u64((uintptr_t)k.dso));
+	struct func_key k = { str(x, system_name ? system_name : name),
+			      str(x, loc->kernel || !loc->dso ? ana_loc_dso_name(loc)
+							       : loc->dso->path) };
+	uint64_t h = amb_hash_u64((uintptr_t)k.system_name ^ amb_hash_u64((uintptr_t)k.dso));
 	struct ana_xfunc *f;
 
 	if (x->err)
@@ -121,7 +125,8 @@ static struct ana_xfunc *func_get(struct ana_xctx *x, const char *name, const st
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		goto nomem;
-	f->name = k.name;
+	f->system_name = k.system_name;
+	f->name = system_name ? str(x, name) : k.system_name;
 	f->dso = k.dso;
 	f->dso_short = str(x, ana_loc_dso_name(loc));
 	f->kernel = loc->kernel;
@@ -191,14 +196,16 @@ static int on_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 			const char *file = i ? si->inl[i - 1].file : si->file;
 			int line = i ? si->inl[i - 1].line : si->line;
 
-			if (add_line(x, func_get(x, si->inl[i].name, loc, file, true), line))
+			if (add_line(x, func_get(x, si->inl[i].name, NULL, loc, file, true), line))
 				return 1;
 		}
-		if (add_line(x, func_get(x, si->name, loc, si->inl[si->nr_inl - 1].file, false),
+		if (add_line(x, func_get(x, si->name, si->raw_name, loc,
+					 si->inl[si->nr_inl - 1].file, false),
 			     si->inl[si->nr_inl - 1].line))
 			return 1;
-	} else if (add_line(x, func_get(x, ana_loc_frame_name(loc, buf, sizeof(buf)), loc,
-					si ? si->file : NULL, false), si ? si->line : 0)) {
+	} else if (add_line(x, func_get(x, ana_loc_frame_name(loc, buf, sizeof(buf)),
+					si ? si->raw_name : NULL, loc, si ? si->file : NULL, false),
+			    si ? si->line : 0)) {
 		return 1;
 	}
 	l->nr_lines = x->st.nr_lines - l->first_line;

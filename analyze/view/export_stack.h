@@ -18,6 +18,8 @@
 struct ana_xfunc {
 	uint32_t id;            /* 1, 2, ... in order of first use */
 	const char *name;       /* interned, as report and flame name it */
+	const char *system_name;/* interned: a symbol's name as its ELF spells it
+				 * (mangled), else @name; with @dso the key */
 	const char *file;       /* source file (interned), or NULL */
 	int start_line;         /* line of its first instruction, 0 unknown */
 	const char *dso;        /* object: path, [kernel.kallsyms], [unknown] (interned) */

@@ -87,6 +87,34 @@ test_pprof() {
 	fi
 }
 
+# C++ and Rust names (testdata/programs/cxxnames): a pprof Function's name is
+# demangled, as report shows it, and its system_name is the ELF symbol's,
+# which go tool pprof -raw prints in parentheses when the two differ; with
+# --no-demangle both are the ELF's.  -symbolize=none: pprof shows the file
+# as it is (it demangles a name equal to its system_name by itself).
+test_pprof_mangled() {
+	need_cmd pprof_mangled go || return 0
+	need_file pprof_mangled "$PROG/cxxnames" || return 0
+	run_timeout 120 "$REC" -e cpu-clock:u -F 999 -g -o "$T/cxx.amber" -- "$PROG/cxxnames" \
+		>/dev/null 2>"$T/rec.log" || { fail pprof_mangled "$(tail -n 2 "$T/rec.log")"; return 0; }
+	"$ANA" export -f pprof -o "$T/cxx.pb.gz" "$T/cxx.amber" 2>/dev/null &&
+		go tool pprof -raw -symbolize=none "$T/cxx.pb.gz" >"$T/cxx.raw" 2>/dev/null
+	"$ANA" export -f pprof --no-demangle -o "$T/cxx-raw.pb.gz" "$T/cxx.amber" 2>/dev/null &&
+		go tool pprof -raw -symbolize=none "$T/cxx-raw.pb.gz" >"$T/cxx-raw.raw" 2>/dev/null
+	bad=
+	grep -q ' ns::Box<long>::spin .*(_ZNK2ns3BoxIlE4spinEl' "$T/cxx.raw" || bad="$bad ns::Box<long>::spin"
+	grep -q ' mycrate::tick .*(_RNvCs1234_7mycrate4tick)' "$T/cxx.raw" || bad="$bad mycrate::tick"
+	grep -q ' _ZNK2ns3BoxIlE4spinEl[.a-z0-9]* ' "$T/cxx-raw.raw" || bad="$bad --no-demangle"
+	if grep -q ' _ZNK2ns3BoxIlE4spinEl.*(' "$T/cxx-raw.raw"; then
+		bad="$bad --no-demangle system_name differs"
+	fi
+	if [ -z "$bad" ]; then
+		ok pprof_mangled
+	else
+		fail pprof_mangled "not as expected in go tool pprof -raw:$bad: $(grep -E 'spin|tick' "$T/cxx.raw" | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
 # expected_speedscope JSON: what speedscope should import from our file.
 expected_speedscope() {
 	python3 - "$1" <<'PY'
@@ -294,6 +322,7 @@ test_errors() {
 
 need_rec export && need_ana export && make_recordings && {
 	test_pprof
+	test_pprof_mangled
 	test_speedscope
 	test_chrome
 	test_perf_script_collapse
