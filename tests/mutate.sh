@@ -253,6 +253,10 @@ mutation plt_name_not_demangled analyze/resolve/symbols.c \
 mutation pprof_system_name_shown analyze/view/export_pprof.c \
 	's/		fn->system_name = str_index(pp, f->system_name);/		fn->system_name = fn->name;/' \
 	"cli:test_export.sh:pprof_mangled"
+# Report keys a symbol by its shown name alone: overloads merge in one row.
+mutation overloads_merged analyze/cmd/report_keys.c \
+	's/	if (f->inlined || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||/	if (1 || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||/' \
+	"cli:test_import.sh:import_cxx_overloads"
 
 # --- the table ----------------------------------------------------------------------
 echo

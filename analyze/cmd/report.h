@@ -21,6 +21,9 @@
 #include <amber/common.h>
 
 #define KEY_SEP '\x1f'
+/* In a symbol's value: what follows (the ELF's name of a demangled symbol)
+ * keeps two symbols that show alike apart, and is not shown. */
+#define KEY_HIDDEN '\x1e'
 #define MAX_FRAMES 1024
 
 enum sort_kind {

@@ -141,12 +141,13 @@ void ana_report_cg_add_again(struct cg_node *end, uint64_t period)
 
 /*
  * Append the @n bytes at @s and the separator to the key.  A value never
- * holds the separator itself: one that does (a hostile comm) is kept
- * escaped, as text output shows it (amb_buf_put_text(), common/util.h).
+ * holds the separator itself, nor KEY_HIDDEN: one that does (a hostile
+ * comm) is kept escaped, as text output shows it (amb_buf_put_text(),
+ * common/util.h).
  */
 static int key_put_n(struct amb_buf *b, const char *s, size_t n)
 {
-	if (memchr(s, KEY_SEP, n))
+	if (memchr(s, KEY_SEP, n) || memchr(s, KEY_HIDDEN, n))
 		return amb_buf_put_text(b, s, n) ? -ENOMEM : amb_buf_append(b, (char[]){ KEY_SEP }, 1);
 	if (amb_buf_reserve(b, n + 1))
 		return -ENOMEM;
@@ -156,12 +157,28 @@ static int key_put_n(struct amb_buf *b, const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * The ELF's name of frame @f's symbol when the name shown is another (a
+ * demangled C++ or Rust name), else NULL.  Two overloads, ns::work(long)
+ * and ns::work(int), both show as "ns::work": perf's report has a row for
+ * each symbol, and so does this one, keyed by the symbol's own name.
+ */
+static const char *sym_hidden(const struct frame *f)
+{
+	const struct ana_loc *loc = &f->loc;
+
+	if (f->inlined || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||
+	    loc->sym->raw_name == loc->sym->name)
+		return NULL;
+	return loc->sym->raw_name;
+}
+
 /* Append @s and the separator to the key. */
 static int key_put(struct amb_buf *b, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (memchr(s, KEY_SEP, n))
+	if (memchr(s, KEY_SEP, n) || memchr(s, KEY_HIDDEN, n))
 		return key_put_n(b, s, n);
 	if (amb_buf_reserve(b, n + 1))
 		return -ENOMEM;
@@ -190,6 +207,12 @@ static int append_value(struct report *r, const struct sort_key *k, const struct
 	case SK_SYM:
 		if (amb_buf_append(b, loc->kernel ? "[k] " : "[.] ", 4))
 			return -ENOMEM;
+		if (sym_hidden(f) && !memchr(f->name, KEY_HIDDEN, strlen(f->name))) {
+			if (amb_buf_append(b, f->name, strlen(f->name)) ||
+			    amb_buf_append(b, (char[]){ KEY_HIDDEN }, 1))
+				return -ENOMEM;
+			return key_put(b, sym_hidden(f));
+		}
 		return key_put(b, f->name);
 	case SK_SRCLINE: {
 		char line[512];
@@ -288,9 +311,11 @@ void ana_report_key_identity(const struct report *r, const struct ana_sample *sm
 		case SK_SYM:
 		case SK_SYM_SIZE:
 			/* A symbol's name string is its own (symbol tables,
-			 * KSYMS): it names its size too. */
+			 * KSYMS): it names its size too.  The call graph's
+			 * names are interned: overloads named alike are told
+			 * apart by the ELF's name (sym_hidden()). */
 			id[0] = f ? (uintptr_t)f->name : 0;
-			id[1] = f ? f->loc.kernel : 0;
+			id[1] = !f ? 0 : sym_hidden(f) ? (uintptr_t)sym_hidden(f) : f->loc.kernel;
 			break;
 		case SK_CPU:
 			id[0] = smp->cpu;

@@ -44,7 +44,7 @@ static double pct(uint64_t part, uint64_t total)
 /* The @i-th value of @key into @buf, as it was recorded (for JSON). */
 static const char *key_value(const char *key, size_t i, char *buf, size_t len)
 {
-	const char *p = key, *end;
+	const char *p = key, *end, *hidden;
 
 	while (i--) {
 		p = strchr(p, KEY_SEP);
@@ -53,7 +53,11 @@ static const char *key_value(const char *key, size_t i, char *buf, size_t len)
 		p++;
 	}
 	end = strchr(p, KEY_SEP);
-	snprintf(buf, len, "%.*s", (int)(end ? end - p : (ptrdiff_t)strlen(p)), p);
+	if (!end)
+		end = p + strlen(p);
+	/* A symbol's hidden part (report.h) is not shown. */
+	hidden = memchr(p, KEY_HIDDEN, (size_t)(end - p));
+	snprintf(buf, len, "%.*s", (int)((hidden ? hidden : end) - p), p);
 	return buf;
 }
 

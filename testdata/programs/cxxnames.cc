@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * testdata/programs/cxxnames.cc - a program whose hot functions have
- * mangled names: C++ (a namespace function taking a std::string, a member
- * of a class template, a function in an anonymous namespace, an
- * operator()) and, through asm labels, the two Rust manglings (legacy,
- * with its hash, and v0).  Profilers should show them as perf does:
- * ns::work, ns::Box<long>::spin, ns::(anonymous namespace)::anon,
- * Op::operator(), mycrate::inner::spin, mycrate::tick.  See README.md.
+ * mangled names: C++ (a namespace function taking a std::string and its
+ * overload taking a long alone, a member of a class template, a function
+ * in an anonymous namespace, an operator()) and, through asm labels, the
+ * two Rust manglings (legacy, with its hash, and v0).  Profilers should
+ * show them as perf does: ns::work (two symbols, two rows),
+ * ns::Box<long>::spin, ns::(anonymous namespace)::anon, Op::operator(),
+ * mycrate::inner::spin, mycrate::tick.  See README.md.
  */
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +39,14 @@ __attribute__((noinline)) long work(long x, const std::string &s)
 {
 	for (long i = 0; i < SPIN; i++)
 		x = x * 7 + (long)s.size();
+	return x;
+}
+
+/* The overload: half the work, so that its row has half the share. */
+__attribute__((noinline)) long work(long x)
+{
+	for (long i = 0; i < SPIN / 2; i++)
+		x = x * 11 + i;
 	return x;
 }
 
@@ -83,8 +92,8 @@ extern "C" __attribute__((noinline)) long rust_v0(long x)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: cxxnames [--work N]\n"
-		   "  --work N   rounds of the six hot functions, about 0.4 ms of CPU each\n"
-		   "             (default 100)\n");
+		   "  --work N   rounds of the seven hot functions, about 0.4 ms of CPU each\n"
+		   "             (ns::work(long) 0.2 ms; default 100)\n");
 }
 
 int main(int argc, char **argv)
@@ -117,6 +126,7 @@ int main(int argc, char **argv)
 	for (long r = 0; r < rounds; r++) {
 		sum += (uint64_t)box.spin(SPIN);
 		sum += (uint64_t)ns::work(r, text);
+		sum += (uint64_t)ns::work(r);
 		sum += (uint64_t)ns::anon(r);
 		sum += (uint64_t)op(r);
 		sum += (uint64_t)rust_legacy(r);

@@ -14,13 +14,14 @@ W=$PROG/workload
 
 # top_amber FILE.amber [ARGS]: "symbol<TAB>share" of every symbol, sorted
 # by name (the name is all after the "[.] " mark: a C++ name can hold
-# spaces).
+# spaces), the rows of symbols shown alike added up as top_perf does.
 top_amber() {
 	_f=$1
 	shift
 	"$ANA" report --no-children --sort sym "$@" "$_f" 2>/dev/null |
 		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); i = index($0, "] ")
-				 k = i ? substr($0, i + 2) : $NF; sub(/ +$/, "", k); print k "\t" p }' | sort
+				 k = i ? substr($0, i + 2) : $NF; sub(/ +$/, "", k); s[k] += p }
+		     END { for (k in s) printf "%s\t%.2f\n", k, s[k] }' | sort
 }
 
 # top_perf PERF.DATA [ARGS]: "symbol<TAB>share<TAB>rows" of every user
@@ -158,8 +159,9 @@ test_cxx() {
 	record_import cxx -e cpu-clock -F 999 -g -- "$PROG/cxxnames" || return 0
 	same_top import_cxx "$T/cxx.data" "$T/cxx.amber"
 	same_top import_cxx_no_demangle "$T/cxx.data" "$T/cxx.amber" --no-demangle
-	# Each of the six runs a sixth of the time: all are on perf's list, so
-	# the checks above compared them; and demangled they are.
+	# Each of the six names has a sixth of the time or more: all are on
+	# perf's list, so the checks above compared them; and demangled they
+	# are.
 	missing=
 	for f in 'ns::work' 'ns::Box<long>::spin' 'ns::(anonymous namespace)::anon' \
 		 'Op::operator()' 'mycrate::inner::spin' 'mycrate::tick'; do
@@ -170,6 +172,17 @@ test_cxx() {
 		ok import_cxx_names
 	else
 		fail import_cxx_names "not in perf's report of the recording:$missing: $(tr '\t\n' '  ' <"$T/import_cxx.perf")"
+	fi
+	# ns::work and its overload ns::work(long): two symbols, two rows named
+	# alike, with the same shares as perf's.
+	perf report -i "$T/cxx.data" --stdio --no-children --sort sym -g none 2>/dev/null |
+		awk '/\] ns::work *$/ { print $1 }' | sort >"$T/cxx.perf.work"
+	"$ANA" report --no-children --sort sym "$T/cxx.amber" 2>/dev/null |
+		awk '/\] ns::work *$/ { print $1 }' | sort >"$T/cxx.amber.work"
+	if [ "$(wc -l <"$T/cxx.perf.work")" -eq 2 ] && cmp -s "$T/cxx.perf.work" "$T/cxx.amber.work"; then
+		ok import_cxx_overloads
+	else
+		fail import_cxx_overloads "ns::work rows: perf $(tr '\n' ' ' <"$T/cxx.perf.work")| amber $(tr '\n' ' ' <"$T/cxx.amber.work")"
 	fi
 	perf script -i "$T/cxx.data" 2>/dev/null | grep -F '/cxxnames)' >"$T/cxx.perf.txt"
 	"$ANA" export -f perf-script "$T/cxx.amber" 2>/dev/null | grep -F '/cxxnames)' >"$T/cxx.amber.txt"
