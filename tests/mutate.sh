@@ -257,6 +257,10 @@ mutation pprof_system_name_shown analyze/view/export_pprof.c \
 mutation overloads_merged analyze/cmd/report_keys.c \
 	's/	if (f->inlined || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||/	if (1 || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||/' \
 	"cli:test_import.sh:import_cxx_overloads"
+# report --json without the ELF names of demangled symbols.
+mutation json_mangled_missing analyze/cmd/report_print.c \
+	's/	if (!hidden)$/	if (hidden || !hidden)/' \
+	"cli:test_import.sh:import_cxx_json_mangled"
 
 # --- the table ----------------------------------------------------------------------
 echo

@@ -338,11 +338,35 @@ static uint64_t shown_weight(const struct report *r, const struct hist_entry *e)
 	return entry_weight(r, e);
 }
 
-/* The value of key @k of @e for JSON: the symbol without perf's "[.] ". */
+/* The ELF's name that key @i of @key holds hidden (report.h) into @buf,
+ * or NULL when it holds none. */
+static const char *key_hidden(const char *key, size_t i, char *buf, size_t len)
+{
+	const char *p = key, *end, *hidden;
+
+	while (i--) {
+		p = strchr(p, KEY_SEP);
+		if (!p)
+			return NULL;
+		p++;
+	}
+	end = strchr(p, KEY_SEP);
+	if (!end)
+		end = p + strlen(p);
+	hidden = memchr(p, KEY_HIDDEN, (size_t)(end - p));
+	if (!hidden)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)(end - hidden - 1), hidden + 1);
+	return buf;
+}
+
+/* The value of key @k of @e for JSON: the symbol without perf's "[.] ",
+ * with its ELF name as "mangled" when it shows another. */
 static void json_key(struct report *r, struct ana_out *o, const struct hist_entry *e, size_t k,
 		     char *buf, size_t len)
 {
 	const char *v = entry_text(r, e, k, false, buf, len);
+	char mangled[4096];
 
 	ana_out_printf(o, ",");
 	ana_out_json(o, r->keys[k].kind == SK_FIELD ? r->keys[k].name :
@@ -351,6 +375,10 @@ static void json_key(struct report *r, struct ana_out *o, const struct hist_entr
 	ana_out_printf(o, ":");
 	if (r->keys[k].kind == SK_SYM && strlen(v) >= 4 && v[0] == '[' && v[2] == ']') {
 		ana_out_json(o, v + 4);
+		if (key_hidden(e->key, k, mangled, sizeof(mangled))) {
+			ana_out_printf(o, ",\"mangled\":");
+			ana_out_json(o, mangled);
+		}
 		ana_out_printf(o, ",\"kernel\":%s", v[1] == 'k' ? "true" : "false");
 	} else if (r->keys[k].kind == SK_SYM_SIZE) {
 		ana_out_printf(o, "%s", v);

@@ -184,6 +184,19 @@ test_cxx() {
 	else
 		fail import_cxx_overloads "ns::work rows: perf $(tr '\n' ' ' <"$T/cxx.perf.work")| amber $(tr '\n' ' ' <"$T/cxx.amber.work")"
 	fi
+	# --json tells them apart: each row's "mangled" is its symbol's.
+	"$ANA" report --json --no-children --sort sym "$T/cxx.amber" 2>/dev/null >"$T/cxx.json"
+	if python3 - "$T/cxx.json" <<'PY'
+import json, sys
+rows = [e for e in json.load(open(sys.argv[1]))["events"][0]["entries"] if e.get("sym") == "ns::work"]
+want = {"_ZN2ns4workEl", "_ZN2ns4workElRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"}
+sys.exit(0 if len(rows) == 2 and {e.get("mangled") for e in rows} == want else 1)
+PY
+	then
+		ok import_cxx_json_mangled
+	else
+		fail import_cxx_json_mangled "report --json: ns::work rows without their mangled names: $(grep -o '"sym":"ns::work"[^}]*' "$T/cxx.json" | head -n 2 | tr '\n' ' ')"
+	fi
 	perf script -i "$T/cxx.data" 2>/dev/null | grep -F '/cxxnames)' >"$T/cxx.perf.txt"
 	"$ANA" export -f perf-script "$T/cxx.amber" 2>/dev/null | grep -F '/cxxnames)' >"$T/cxx.amber.txt"
 	if [ -s "$T/cxx.perf.txt" ] && cmp -s "$T/cxx.perf.txt" "$T/cxx.amber.txt"; then
