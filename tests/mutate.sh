@@ -261,6 +261,11 @@ mutation overloads_merged analyze/cmd/report_keys.c \
 mutation json_mangled_missing analyze/cmd/report_print.c \
 	's/	if (!hidden)$/	if (hidden || !hidden)/' \
 	"cli:test_import.sh:import_cxx_json_mangled"
+# The call graph names a demangled symbol by its shown name: overloads are
+# one caller.
+mutation overload_callers_merged analyze/cmd/cmd_report.c \
+	's/	const char \*canon = ana_intern(&r->strings, raw);/	const char *canon = ana_intern(\&r->strings, shown);/' \
+	"cli:test_import.sh:import_cxx_callgraph"
 
 # --- the table ----------------------------------------------------------------------
 echo

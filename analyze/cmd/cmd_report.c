@@ -44,7 +44,7 @@
  */
 static const char *cg_name(struct report *r, const char *src, bool inlined)
 {
-	uint64_t key = (uint64_t)(uintptr_t)src << 1 | inlined, hash = amb_hash_u64(key);
+	uint64_t key = (uint64_t)(uintptr_t)src << 2 | inlined, hash = amb_hash_u64(key);
 	const char *name = amb_hashmap_find_u64(&r->cg_names, hash, key);
 	char buf[300];
 
@@ -58,6 +58,48 @@ static const char *cg_name(struct report *r, const char *src, bool inlined)
 	if (!name || amb_hashmap_add(&r->cg_names, hash, key, (void *)name))
 		return NULL;
 	return name;
+}
+
+/* A call graph name of its own (report.h). */
+struct cg_alias {
+	struct cg_alias *next;
+	char name[];
+};
+
+/*
+ * The call graph name of a symbol shown as @shown whose ELF name, @raw, is
+ * another (a demangled C++ or Rust name): the same text as other symbols
+ * shown alike, but a string of its own, since the graph compares names by
+ * pointer and perf keeps two overloads apart (ns::work(long) and
+ * ns::work(int) are two callers).  One per ELF name; NULL on -ENOMEM.
+ */
+static const char *cg_name_sym(struct report *r, const char *shown, const char *raw)
+{
+	const char *canon = ana_intern(&r->strings, raw);
+	uint64_t key, hash;
+	struct cg_alias *a;
+	const char *name;
+	size_t len;
+
+	if (!canon)
+		return NULL;
+	key = (uint64_t)(uintptr_t)canon << 2 | 2;
+	hash = amb_hash_u64(key);
+	name = amb_hashmap_find_u64(&r->cg_names, hash, key);
+	if (name)
+		return name;
+	len = strlen(shown) + 1;
+	a = malloc(sizeof(*a) + len);
+	if (!a)
+		return NULL;
+	memcpy(a->name, shown, len);
+	if (amb_hashmap_add(&r->cg_names, hash, key, a->name)) {
+		free(a);
+		return NULL;
+	}
+	a->next = r->cg_aliases;
+	r->cg_aliases = a;
+	return a->name;
 }
 
 /*
@@ -142,6 +184,9 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	 * in @buf: those are interned; a symbol's name lasts as it is. */
 	if (f->name == buf)
 		f->name = ana_intern(&r->strings, buf);
+	else if (r->callgraph && loc->kind == ANA_LOC_SYM && loc->sym->raw_name &&
+		 loc->sym->raw_name != loc->sym->name)
+		f->name = cg_name_sym(r, f->name, loc->sym->raw_name);
 	else if (r->callgraph)
 		f->name = cg_name(r, f->name, false);
 	if (!f->name) {
@@ -622,6 +667,12 @@ static int free_report(struct report *r, int rc)
 		ana_pipeline_close(r->p);
 	ana_intern_free(&r->strings);
 	amb_hashmap_free(&r->cg_names);
+	while (r->cg_aliases) {
+		struct cg_alias *next = r->cg_aliases->next;
+
+		free(r->cg_aliases);
+		r->cg_aliases = next;
+	}
 	ana_pipeline_opts_free(&r->opts);
 	amb_buf_free(&r->key);
 	amb_buf_free(&r->val);

@@ -200,7 +200,9 @@ struct report {
 	 * (the symbol caches' and KSYMS' names outlive the report), tagged
 	 * with whether the frame is an inlined one: each name is interned
 	 * once, not per frame. */
-	struct amb_hashmap cg_names;    /* source address << 1 | inlined -> name */
+	struct amb_hashmap cg_names;    /* source address << 2 | inlined, or an
+					 * interned ELF name << 2 | 2 -> name */
+	struct cg_alias *cg_aliases;   /* the names cg_name_sym() made */
 	struct amb_buf key, val;
 	bool fast_keys;          /* every key has an identity (ana_report_key_identity) */
 	size_t id_words;         /* 2 per key */

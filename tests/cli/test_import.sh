@@ -184,6 +184,17 @@ test_cxx() {
 	else
 		fail import_cxx_overloads "ns::work rows: perf $(tr '\n' ' ' <"$T/cxx.perf.work")| amber $(tr '\n' ' ' <"$T/cxx.amber.work")"
 	fi
+	# ...and two callers in the call graph, with perf's shares (--children:
+	# under main, its two callees).
+	perf report -i "$T/cxx.data" --stdio --children 2>/dev/null |
+		sed -n 's/^[ |]*\(--[0-9.]*%--ns::work\) *$/\1/p' | sort >"$T/cxx.perf.cg"
+	"$ANA" report --children "$T/cxx.amber" 2>/dev/null |
+		sed -n 's/^[ |]*\(--[0-9.]*%--ns::work\) *$/\1/p' | sort >"$T/cxx.amber.cg"
+	if [ "$(wc -l <"$T/cxx.perf.cg")" -ge 2 ] && cmp -s "$T/cxx.perf.cg" "$T/cxx.amber.cg"; then
+		ok import_cxx_callgraph
+	else
+		fail import_cxx_callgraph "ns::work branches: perf $(tr '\n' ' ' <"$T/cxx.perf.cg")| amber $(tr '\n' ' ' <"$T/cxx.amber.cg")"
+	fi
 	# --json tells them apart: each row's "mangled" is its symbol's.
 	"$ANA" report --json --no-children --sort sym "$T/cxx.amber" 2>/dev/null >"$T/cxx.json"
 	if python3 - "$T/cxx.json" <<'PY'
