@@ -259,8 +259,9 @@ mutation overloads_merged analyze/cmd/report_keys.c \
 	"cli:test_import.sh:import_cxx_overloads"
 # report --json without the ELF names of demangled symbols.
 mutation json_mangled_missing analyze/cmd/report_print.c \
-	's/	if (!hidden)$/	if (hidden || !hidden)/' \
+	's/	if (!p || hidden == end)$/	if (!p || hidden == end || p)/' \
 	"cli:test_import.sh:import_cxx_json_mangled"
+
 # The call graph names a demangled symbol by its shown name: overloads are
 # one caller.
 mutation overload_callers_merged analyze/cmd/cmd_report.c \

@@ -41,23 +41,51 @@ static double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-/* The @i-th value of @key into @buf, as it was recorded (for JSON). */
-static const char *key_value(const char *key, size_t i, char *buf, size_t len)
+/*
+ * The @i-th value of @key: its first byte, with *@end past its last and
+ * *@hidden at the mark of its hidden part (report.h), or *@end when it has
+ * none.  NULL when @key has fewer values.
+ */
+static const char *key_span(const char *key, size_t i, const char **end, const char **hidden)
 {
-	const char *p = key, *end, *hidden;
+	const char *p = key;
 
 	while (i--) {
 		p = strchr(p, KEY_SEP);
 		if (!p)
-			return "";
+			return NULL;
 		p++;
 	}
-	end = strchr(p, KEY_SEP);
-	if (!end)
-		end = p + strlen(p);
-	/* A symbol's hidden part (report.h) is not shown. */
-	hidden = memchr(p, KEY_HIDDEN, (size_t)(end - p));
-	snprintf(buf, len, "%.*s", (int)((hidden ? hidden : end) - p), p);
+	*end = strchr(p, KEY_SEP);
+	if (!*end)
+		*end = p + strlen(p);
+	*hidden = memchr(p, KEY_HIDDEN, (size_t)(*end - p));
+	if (!*hidden)
+		*hidden = *end;
+	return p;
+}
+
+/* The @i-th value of @key into @buf, as it was recorded (for JSON), its
+ * hidden part left out. */
+static const char *key_value(const char *key, size_t i, char *buf, size_t len)
+{
+	const char *end, *hidden, *p = key_span(key, i, &end, &hidden);
+
+	if (!p)
+		return "";
+	snprintf(buf, len, "%.*s", (int)(hidden - p), p);
+	return buf;
+}
+
+/* The ELF's name that the @i-th value of @key holds hidden into @buf, or
+ * NULL when it holds none. */
+static const char *key_hidden(const char *key, size_t i, char *buf, size_t len)
+{
+	const char *end, *hidden, *p = key_span(key, i, &end, &hidden);
+
+	if (!p || hidden == end)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)(end - hidden - 1), hidden + 1);
 	return buf;
 }
 
@@ -336,28 +364,6 @@ void ana_report_print_header(struct report *r, struct ana_out *o)
 static uint64_t shown_weight(const struct report *r, const struct hist_entry *e)
 {
 	return entry_weight(r, e);
-}
-
-/* The ELF's name that key @i of @key holds hidden (report.h) into @buf,
- * or NULL when it holds none. */
-static const char *key_hidden(const char *key, size_t i, char *buf, size_t len)
-{
-	const char *p = key, *end, *hidden;
-
-	while (i--) {
-		p = strchr(p, KEY_SEP);
-		if (!p)
-			return NULL;
-		p++;
-	}
-	end = strchr(p, KEY_SEP);
-	if (!end)
-		end = p + strlen(p);
-	hidden = memchr(p, KEY_HIDDEN, (size_t)(end - p));
-	if (!hidden)
-		return NULL;
-	snprintf(buf, len, "%.*s", (int)(end - hidden - 1), hidden + 1);
-	return buf;
 }
 
 /* The value of key @k of @e for JSON: the symbol without perf's "[.] ",
