@@ -255,7 +255,7 @@ mutation pprof_system_name_shown analyze/view/export_pprof.c \
 	"cli:test_export.sh:pprof_mangled"
 # Report keys a symbol by its shown name alone: overloads merge in one row.
 mutation overloads_merged analyze/cmd/report_keys.c \
-	's/	if (f->inlined || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||/	if (1 || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||/' \
+	's/	return f->inlined ? NULL : ana_loc_mangled(&f->loc);/	return NULL;/' \
 	"cli:test_import.sh:import_cxx_overloads"
 # report --json without the ELF names of demangled symbols.
 mutation json_mangled_missing analyze/cmd/report_print.c \
@@ -265,7 +265,7 @@ mutation json_mangled_missing analyze/cmd/report_print.c \
 # The call graph names a demangled symbol by its shown name: overloads are
 # one caller.
 mutation overload_callers_merged analyze/cmd/cmd_report.c \
-	's/	const char \*canon = ana_intern(&r->strings, raw);/	const char *canon = ana_intern(\&r->strings, shown);/' \
+	's/	canon = ana_intern(&r->strings, raw);/	canon = ana_intern(\&r->strings, shown);/' \
 	"cli:test_import.sh:import_cxx_callgraph"
 
 # --- the table ----------------------------------------------------------------------

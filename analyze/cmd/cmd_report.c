@@ -71,35 +71,44 @@ struct cg_alias {
  * another (a demangled C++ or Rust name): the same text as other symbols
  * shown alike, but a string of its own, since the graph compares names by
  * pointer and perf keeps two overloads apart (ns::work(long) and
- * ns::work(int) are two callers).  One per ELF name; NULL on -ENOMEM.
+ * ns::work(int) are two callers).  One per ELF name, found by @raw's
+ * address once it has been seen (the per-frame case), by its text the
+ * first time; NULL on -ENOMEM.
  */
 static const char *cg_name_sym(struct report *r, const char *shown, const char *raw)
 {
-	const char *canon = ana_intern(&r->strings, raw);
-	uint64_t key, hash;
+	uint64_t key = (uint64_t)(uintptr_t)raw << 2 | 2, hash = amb_hash_u64(key);
+	uint64_t ckey, chash;
+	const char *name = amb_hashmap_find_u64(&r->cg_names, hash, key), *canon;
 	struct cg_alias *a;
-	const char *name;
 	size_t len;
 
-	if (!canon)
-		return NULL;
-	key = (uint64_t)(uintptr_t)canon << 2 | 2;
-	hash = amb_hash_u64(key);
-	name = amb_hashmap_find_u64(&r->cg_names, hash, key);
 	if (name)
 		return name;
-	len = strlen(shown) + 1;
-	a = malloc(sizeof(*a) + len);
-	if (!a)
+	/* Another copy of the same ELF name (another object's) shares it. */
+	canon = ana_intern(&r->strings, raw);
+	if (!canon)
 		return NULL;
-	memcpy(a->name, shown, len);
-	if (amb_hashmap_add(&r->cg_names, hash, key, a->name)) {
-		free(a);
-		return NULL;
+	ckey = (uint64_t)(uintptr_t)canon << 2 | 2;
+	chash = amb_hash_u64(ckey);
+	name = amb_hashmap_find_u64(&r->cg_names, chash, ckey);
+	if (!name) {
+		len = strlen(shown) + 1;
+		a = malloc(sizeof(*a) + len);
+		if (!a)
+			return NULL;
+		memcpy(a->name, shown, len);
+		if (amb_hashmap_add(&r->cg_names, chash, ckey, a->name)) {
+			free(a);
+			return NULL;
+		}
+		a->next = r->cg_aliases;
+		r->cg_aliases = a;
+		name = a->name;
 	}
-	a->next = r->cg_aliases;
-	r->cg_aliases = a;
-	return a->name;
+	if (raw != canon && amb_hashmap_add(&r->cg_names, hash, key, (void *)name))
+		return NULL;
+	return name;
 }
 
 /*
@@ -184,9 +193,8 @@ static int collect_frame(void *ctx, const struct ana_loc *loc, unsigned depth)
 	 * in @buf: those are interned; a symbol's name lasts as it is. */
 	if (f->name == buf)
 		f->name = ana_intern(&r->strings, buf);
-	else if (r->callgraph && loc->kind == ANA_LOC_SYM && loc->sym->raw_name &&
-		 loc->sym->raw_name != loc->sym->name)
-		f->name = cg_name_sym(r, f->name, loc->sym->raw_name);
+	else if (r->callgraph && ana_loc_mangled(loc))
+		f->name = cg_name_sym(r, f->name, ana_loc_mangled(loc));
 	else if (r->callgraph)
 		f->name = cg_name(r, f->name, false);
 	if (!f->name) {

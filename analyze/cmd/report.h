@@ -201,7 +201,7 @@ struct report {
 	 * with whether the frame is an inlined one: each name is interned
 	 * once, not per frame. */
 	struct amb_hashmap cg_names;    /* source address << 2 | inlined, or an
-					 * interned ELF name << 2 | 2 -> name */
+					 * ELF name's address << 2 | 2 -> name */
 	struct cg_alias *cg_aliases;   /* the names cg_name_sym() made */
 	struct amb_buf key, val;
 	bool fast_keys;          /* every key has an identity (ana_report_key_identity) */

@@ -158,19 +158,14 @@ static int key_put_n(struct amb_buf *b, const char *s, size_t n)
 }
 
 /*
- * The ELF's name of frame @f's symbol when the name shown is another (a
- * demangled C++ or Rust name), else NULL.  Two overloads, ns::work(long)
- * and ns::work(int), both show as "ns::work": perf's report has a row for
- * each symbol, and so does this one, keyed by the symbol's own name.
+ * The ELF's name of frame @f's symbol when the name shown is another, else
+ * NULL.  Two overloads, ns::work(long) and ns::work(int), both show as
+ * "ns::work": perf's report has a row for each symbol, and so does this
+ * one, keyed by the symbol's own name.
  */
 static const char *sym_hidden(const struct frame *f)
 {
-	const struct ana_loc *loc = &f->loc;
-
-	if (f->inlined || loc->kind != ANA_LOC_SYM || !loc->sym->raw_name ||
-	    loc->sym->raw_name == loc->sym->name)
-		return NULL;
-	return loc->sym->raw_name;
+	return f->inlined ? NULL : ana_loc_mangled(&f->loc);
 }
 
 /* Append @s and the separator to the key. */
@@ -204,16 +199,19 @@ static int append_value(struct report *r, const struct sort_key *k, const struct
 		return amb_buf_printf(b, "%u:", smp->tid) ? -ENOMEM : key_put(b, ana_thread_comm(t));
 	case SK_DSO:
 		return key_put(b, ana_loc_dso_name(loc));
-	case SK_SYM:
+	case SK_SYM: {
+		const char *hidden = sym_hidden(f);
+		size_t n = strlen(f->name);
+
 		if (amb_buf_append(b, loc->kernel ? "[k] " : "[.] ", 4))
 			return -ENOMEM;
-		if (sym_hidden(f) && !memchr(f->name, KEY_HIDDEN, strlen(f->name))) {
-			if (amb_buf_append(b, f->name, strlen(f->name)) ||
-			    amb_buf_append(b, (char[]){ KEY_HIDDEN }, 1))
-				return -ENOMEM;
-			return key_put(b, sym_hidden(f));
-		}
-		return key_put(b, f->name);
+		/* A name that holds the mark is escaped whole (key_put_n()). */
+		if (!hidden || memchr(f->name, KEY_HIDDEN, n))
+			return key_put_n(b, f->name, n);
+		if (amb_buf_append(b, f->name, n) || amb_buf_append(b, (char[]){ KEY_HIDDEN }, 1))
+			return -ENOMEM;
+		return key_put(b, hidden);
+	}
 	case SK_SRCLINE: {
 		char line[512];
 
@@ -309,14 +307,16 @@ void ana_report_key_identity(const struct report *r, const struct ana_sample *sm
 			id[1] = 0;
 			break;
 		case SK_SYM:
-		case SK_SYM_SIZE:
+		case SK_SYM_SIZE: {
 			/* A symbol's name string is its own (symbol tables,
-			 * KSYMS): it names its size too.  The call graph's
-			 * names are interned: overloads named alike are told
-			 * apart by the ELF's name (sym_hidden()). */
+			 * KSYMS): it names its size too.  The ELF's name keeps
+			 * overloads shown alike apart (sym_hidden()). */
+			const char *hidden = f ? sym_hidden(f) : NULL;
+
 			id[0] = f ? (uintptr_t)f->name : 0;
-			id[1] = !f ? 0 : sym_hidden(f) ? (uintptr_t)sym_hidden(f) : f->loc.kernel;
+			id[1] = hidden ? (uintptr_t)hidden : f ? f->loc.kernel : 0;
 			break;
+		}
 		case SK_CPU:
 			id[0] = smp->cpu;
 			id[1] = 0;

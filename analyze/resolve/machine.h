@@ -161,6 +161,17 @@ const char *ana_loc_dso_name(const struct ana_loc *loc);
 const char *ana_loc_sym_name(const struct ana_loc *loc, char *buf, size_t len);
 
 /*
+ * The ELF's spelling of @loc's symbol when the name shown is another (a
+ * demangled C++ or Rust name: "_ZN2ns4workEl" for "ns::work"), else NULL.
+ * Two symbols can show alike (overloads); this tells them apart.
+ */
+static inline const char *ana_loc_mangled(const struct ana_loc *loc)
+{
+	return loc->kind == ANA_LOC_SYM && loc->sym->raw_name != loc->sym->name ?
+		       loc->sym->raw_name : NULL;
+}
+
+/*
  * A value naming the state of @t's address space (or, with @t NULL, of the
  * kernel's symbols): it changes whenever a mapping of @t's process or the
  * kernel symbols change, and is never reused for another state while @m
