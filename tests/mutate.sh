@@ -267,6 +267,10 @@ mutation json_mangled_missing analyze/cmd/report_print.c \
 mutation overload_callers_merged analyze/cmd/cmd_report.c \
 	's/	canon = ana_intern(&r->strings, raw);/	canon = ana_intern(\&r->strings, shown);/' \
 	"cli:test_import.sh:import_cxx_callgraph"
+# A user-mode address with the top bit set taken for the kernel's.
+mutation user_garbage_is_kernel analyze/resolve/machine.c \
+	's/	if (cpumode == PERF_RECORD_MISC_USER || cpumode == PERF_RECORD_MISC_GUEST_USER)/	if (0)/' \
+	"unit:analyze/test_machine"
 
 # --- the table ----------------------------------------------------------------------
 echo

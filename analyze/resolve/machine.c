@@ -542,8 +542,16 @@ uint64_t ana_loc_sym_size(struct ana_machine *m, const struct ana_loc *loc)
 	return loc->kind == ANA_LOC_SYM ? loc->sym->sym_size : 0;
 }
 
+/*
+ * Whether @addr is the kernel's: as @cpumode says, and by the address only
+ * where the mode says nothing (unknown, hypervisor).  A user-mode address
+ * with the top bit set is no kernel code but garbage a frame-pointer walk
+ * found on a user stack; perf names it [unknown] in [unknown] too.
+ */
 static bool is_kernel(unsigned cpumode, uint64_t addr)
 {
+	if (cpumode == PERF_RECORD_MISC_USER || cpumode == PERF_RECORD_MISC_GUEST_USER)
+		return false;
 	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
 	       (addr >> 63);
 }

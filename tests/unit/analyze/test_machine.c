@@ -267,11 +267,26 @@ static void test_resolve_unknown(void **state)
 	assert_int_equal(loc.kind, ANA_LOC_NO_FILE);
 	assert_string_equal(ana_loc_dso_name(&loc), "lib.so");
 	/* Kernel addresses without KSYMS stay unknown, but are kernel ones. */
-	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0xffffffff81000000ull,
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_KERNEL, 0xffffffff81000000ull,
 			    0xffffffff81000000ull, 0, &loc);
 	assert_true(loc.kernel);
 	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
 	assert_string_equal(ana_loc_dso_name(&loc), "[kernel.kallsyms]");
+	/* Where the mode says nothing, the address does. */
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_CPUMODE_UNKNOWN, 0xffffffff81000000ull,
+			    0xffffffff81000000ull, 0, &loc);
+	assert_true(loc.kernel);
+	assert_string_equal(ana_loc_dso_name(&loc), "[kernel.kallsyms]");
+	/*
+	 * A user-mode address with the top bit set is what a frame-pointer
+	 * walk read off a user stack, no kernel code: [unknown] in [unknown],
+	 * as perf has it.
+	 */
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0xdfdf000000000000ull,
+			    0xdfdf000000000000ull, 0, &loc);
+	assert_false(loc.kernel);
+	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
+	assert_string_equal(ana_loc_dso_name(&loc), "[unknown]");
 }
 
 /*
