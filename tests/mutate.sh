@@ -267,6 +267,15 @@ mutation json_mangled_missing analyze/cmd/report_print.c \
 mutation overload_callers_merged analyze/cmd/cmd_report.c \
 	's/	canon = ana_intern(&r->strings, raw);/	canon = ana_intern(\&r->strings, shown);/' \
 	"cli:test_import.sh:import_cxx_callgraph"
+# A single child drawn straight on though some paths end at its parent.
+mutation graph_straight_partial analyze/cmd/report_print.c \
+	's/nr_all == 1 \&\& n->parent \&\& n->period == n->parent->period/nr_all == 1/' \
+	"cli:test_children.sh:graph_vs_perf_dwarf"
+# --children: the sample's own entry shows only its own frame, not how it
+# was reached.
+mutation graph_self_callers_dropped analyze/cmd/cmd_report.c \
+	's/children\[i\] == self ? UINT_MAX : pos\[i\]/pos[i]/' \
+	"cli:test_children.sh:graph_vs_perf_fp"
 # A user-mode address with the top bit set taken for the kernel's.
 mutation user_garbage_is_kernel analyze/resolve/machine.c \
 	's/	if (cpumode == PERF_RECORD_MISC_USER || cpumode == PERF_RECORD_MISC_GUEST_USER)/	if (0)/' \

@@ -115,9 +115,9 @@ static const char *cg_name_sym(struct report *r, const char *shown, const char *
  * The call graph path of the entry at frame @pos of the stack @names[0..n)
  * (leaf first) into r->cg_path, returning its length.  --children: the
  * entry and what it called (caller order, perf's default there), or the
- * entry and its callers (callee order).  Self overhead (@pos UINT_MAX):
- * the whole stack, from the outermost caller down (caller order) or from
- * the leaf up (callee order).
+ * entry and its callers (callee order).  The sample's own entry, and every
+ * entry without --children (@pos UINT_MAX): the whole stack, from the
+ * outermost caller down (caller order) or from the leaf up (callee order).
  */
 static unsigned cg_path_of(struct report *r, const char *const *names, unsigned n, unsigned pos)
 {
@@ -138,7 +138,9 @@ static unsigned cg_path_of(struct report *r, const char *const *names, unsigned 
 }
 
 /* Add @period to the call graphs of the sample's entries: each entry of
- * @children at its frame @pos (--children), else @self's whole stack.
+ * @children at its frame @pos (--children), but @self, and without
+ * --children @self alone, with the whole stack (perf's graphs: a sample's
+ * own entry shows how it was reached, a caller's entry what it called).
  * Where each path ended goes to r->cg_ends (one per child, or one). */
 static int add_callgraphs(struct report *r, const char *const *names, unsigned n,
 			  struct hist_entry *self, struct hist_entry *const *children,
@@ -152,7 +154,7 @@ static int add_callgraphs(struct report *r, const char *const *names, unsigned n
 		return ana_report_cg_add(&self->cg, r->cg_path, len, period, &r->cg_ends[0]);
 	}
 	for (i = 0; i < nr_children; i++) {
-		len = cg_path_of(r, names, n, pos[i]);
+		len = cg_path_of(r, names, n, children[i] == self ? UINT_MAX : pos[i]);
 		err = ana_report_cg_add(&children[i]->cg, r->cg_path, len, period, &r->cg_ends[i]);
 		if (err)
 			return err;
@@ -322,9 +324,16 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 	self->samples++;
 	self->period += smp->period;
 	if (r->children) {
-		/* Children: every entry on the stack once, whatever the recursion. */
+		/*
+		 * Children: every entry on the stack once, whatever the
+		 * recursion: the sample's own first, then (as perf takes them)
+		 * from the outermost caller in caller order, from the leaf in
+		 * callee order, so that a recursive function's graph starts at
+		 * the same one of its frames as perf's.
+		 */
 		r->stamp++;
-		for (i = leaf; i < r->nr_frames; i++) {
+		for (unsigned k = leaf; k < r->nr_frames; k++) {
+			i = k == leaf || !r->caller ? k : r->nr_frames - (k - leaf);
 			if (r->frames[i].inlined)
 				continue;
 			e = ana_report_hist_find(r, h, smp, t, &r->frames[i]);

@@ -118,36 +118,46 @@ static int cg_cmp(const void *a, const void *b)
 	return x->period == y->period ? 0 : x->period > y->period ? -1 : 1;
 }
 
-/* Print the children of a node, perf's graph style, percentages of @total. */
+/*
+ * Print the children of a node, perf's graph style, percentages of @total.
+ * A child goes straight on below its parent, without a percentage, when
+ * every path through the parent goes on to it (perf keeps such frames in
+ * one node); else it is a branch "--N%--", after a "|" line, as perf draws
+ * a node's children.  @depth 0: the entry's own branches, under the
+ * "|" line print_callgraph() drew.
+ */
 static void cg_print(struct ana_out *o, struct cg_node *first, uint64_t total, double limit,
 		     char *prefix, size_t plen, unsigned depth)
 {
 	struct cg_node *v[256], *n;
-	size_t nr = 0, i;
+	size_t nr = 0, nr_all = 0, i;
 
-	for (n = first; n && nr < AMB_ARRAY_SIZE(v); n = n->next)
-		if (pct(n->period, total) >= limit)
+	for (n = first; n; n = n->next) {
+		nr_all++;
+		if (pct(n->period, total) >= limit && nr < AMB_ARRAY_SIZE(v))
 			v[nr++] = n;
+	}
 	qsort(v, nr, sizeof(*v), cg_cmp);
 	for (i = 0; i < nr; i++) {
 		bool last = i + 1 == nr;
 		size_t add;
 
 		n = v[i];
-		if (nr == 1 && depth > 0) {
-			/* A single path continues straight down. */
+		if (depth > 0 && nr_all == 1 && n->parent && n->period == n->parent->period) {
 			ana_out_printf(o, "%.*s", (int)plen, prefix);
 			ana_out_text(o, n->name);
 			ana_out_char(o, '\n');
 			add = 0;
 		} else {
-			char p[32];
-			int w = snprintf(p, sizeof(p), "%.2f%%", pct(n->period, total));
-
-			ana_out_printf(o, "%.*s%s--%s--", (int)plen, prefix, last ? " " : "|", p);
+			if (i == 0 && depth > 0)
+				ana_out_printf(o, "%.*s|\n", (int)plen, prefix);
+			ana_out_printf(o, "%.*s%s--%.2f%%--", (int)plen, prefix, last ? " " : "|",
+				       pct(n->period, total));
 			ana_out_text(o, n->name);
 			ana_out_char(o, '\n');
-			add = (size_t)w + 5;
+			/* What follows lines up 11 columns on, as perf's, whatever
+			 * the width of the percentage. */
+			add = 11;
 		}
 		if (plen + add + 2 < 1024 && depth < 200) {
 			if (add) {
@@ -161,26 +171,62 @@ static void cg_print(struct ana_out *o, struct cg_node *first, uint64_t total, d
 	}
 }
 
+/* How many of the nodes from @first on reach @limit; the last into *@shown. */
+static size_t cg_shown(struct cg_node *first, uint64_t total, double limit,
+		       struct cg_node **shown)
+{
+	size_t nr = 0;
+
+	for (; first; first = first->next) {
+		if (pct(first->period, total) >= limit) {
+			*shown = first;
+			nr++;
+		}
+	}
+	return nr;
+}
+
+/*
+ * The call graph under entry @e, as perf's: when one path leaves the top
+ * with all of the entry's period, it is drawn "---name" without a
+ * percentage; else each path from the top is a branch.  A graph with
+ * nothing over the limit is left out whole.
+ */
 static void print_callgraph(struct report *r, struct ana_out *o, struct hist_entry *e,
 			    uint64_t total)
 {
+	struct cg_node *shown = NULL, *n;
+	size_t nr = cg_shown(e->cg, total, r->cg_limit, &shown);
+	bool one = nr == 1 && shown->period == (r->children ? e->children : e->period);
 	char prefix[1024];
-	struct cg_node *n;
 
-	/* A graph whose every branch is below the limit is left out whole. */
-	for (n = e->cg; n && pct(n->period, total) < r->cg_limit; n = n->next)
-		;
-	if (!n)
+	if (!nr)
 		return;
-	memset(prefix, ' ', 12);
+	memset(prefix, ' ', sizeof(prefix));
+	if (one && r->sort && !r->fields && !strncmp(r->sort, "sym", 3)) {
+		/*
+		 * perf's --sort sym... (without -F) leaves out that first
+		 * frame, the entry's own symbol: the path goes on from the
+		 * frame that always follows it, or branches at once, or, if
+		 * nothing follows over the limit, there is no graph.
+		 */
+		n = shown->child;
+		if (!n || n->next || n->period != shown->period) {
+			if (!cg_shown(n, total, r->cg_limit, &shown))
+				return;
+			ana_out_printf(o, "            |\n");
+			cg_print(o, n, total, r->cg_limit, prefix, 12, 0);
+			ana_out_printf(o, "\n");
+			return;
+		}
+		shown = n;
+	}
 	ana_out_printf(o, "            |\n");
-	if (e->cg && !e->cg->next && pct(e->cg->period, total) >= r->cg_limit) {
-		/* The entry's own frame heads the graph, as perf's "---name". */
+	if (one) {
 		ana_out_printf(o, "            ---");
-		ana_out_text(o, e->cg->name);
+		ana_out_text(o, shown->name);
 		ana_out_char(o, '\n');
-		memset(prefix, ' ', 15);
-		cg_print(o, e->cg->child, total, r->cg_limit, prefix, 15, 1);
+		cg_print(o, shown->child, total, r->cg_limit, prefix, 15, 1);
 	} else {
 		cg_print(o, e->cg, total, r->cg_limit, prefix, 12, 0);
 	}

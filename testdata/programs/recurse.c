@@ -9,7 +9,7 @@
  *     main
  *       run                     N rounds of R parts of descend, F of flat
  *         descend(D)            burns one unit, then calls descend(D-1) ...
- *           burn            (-> note, tiny)
+ *           burn            (-> note, 1/16 of a unit)
  *           descend(D-1)
  *             burn
  *             ...
@@ -41,11 +41,18 @@
 
 static volatile uint64_t sink;
 
-/* Tiny; keeps burn a non-leaf, so that it gets a frame pointer (GCC 12
- * ignores -mno-omit-leaf-frame-pointer) and --call-graph fp sees its
- * caller. */
+/*
+ * Keeps burn a non-leaf, so that it gets a frame pointer (GCC 12 ignores
+ * -mno-omit-leaf-frame-pointer) and --call-graph fp sees its caller; and
+ * does a sixteenth of a unit's work itself, so that burn is a function
+ * with time of its own and one callee, which a call graph draws as a
+ * branch (a leaf itself, a sample in note misses burn in a frame-pointer
+ * chain; unwound with DWARF it does not).
+ */
 NOINLINE static void note(uint64_t x)
 {
+	for (unsigned i = 0; i < UNIT_ITERS / 16; i++)
+		x = (x * 2862933555777941757ULL + i) ^ (x >> 31);
 	sink = x;
 }
 

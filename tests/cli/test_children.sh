@@ -14,6 +14,9 @@
 #   children_vs_perf_{fp,dwarf}: perf record of the same program, imported:
 #     on the very same samples the Children and Self shares of the
 #     program's functions equal those of perf report --children.
+#   graph_vs_perf_{fp,dwarf}: ...and the call graphs under the program's
+#     functions are perf's, frame by frame, with and without --children,
+#     caller and callee, and with --sort sym.
 . "$(dirname "$0")/lib.sh"
 
 FUNCS="burn descend flat run main"
@@ -55,6 +58,45 @@ bounded() {
 	done
 	if [ -n "$_diff" ]; then
 		fail "$1" "children/self shares differ from the chains':$_diff"
+	else
+		ok "$1"
+	fi
+}
+
+# graph_lines FILE: "ENTRY<TAB>LINE" for each line of the call graphs
+# under the entries of $FUNCS in a report FILE (amber's or perf's --stdio),
+# sorted, each line's "|" made blank: two branches of exactly equal weight
+# may come in either order (perf orders them by symbol address), which
+# moves them and the pipes to their left; every frame keeps its column,
+# its percentage and whether it branches or goes straight on.
+graph_lines() {
+	awk -v funcs=" $FUNCS " '
+		/^#/ { next }
+		/^ +[0-9.]+%/ { key = $1 " " $NF; keep = index(funcs, " " $NF " ") > 0; next }
+		/^ *$/ { next }
+		keep { l = $0; gsub(/\|/, " ", l); sub(/ +$/, "", l); print key "\t" l }' "$1" | sort
+}
+
+# graphs_same NAME PERF.DATA FILE.amber: the call graphs of graph_lines()
+# in perf report and amber's report, in each mode.
+graphs_same() {
+	_bad=
+	for _mode in "--children" "--no-children" "--children -g callee" "--no-children -g caller" \
+		     "--children --sort sym"; do
+		# shellcheck disable=SC2086 # the mode is words
+		perf report -i "$2" --stdio --no-inline $_mode >"$T/g.perf" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$ANA" report --no-inline $_mode "$3" >"$T/g.amber" 2>/dev/null
+		graph_lines "$T/g.perf" >"$T/g.perf.l"
+		graph_lines "$T/g.amber" >"$T/g.amber.l"
+		if [ "$(grep -c -- '--[0-9.]*%--' "$T/g.perf.l")" = 0 ]; then
+			_bad="$_bad $_mode: no branch in perf's graphs;"
+		elif ! cmp -s "$T/g.perf.l" "$T/g.amber.l"; then
+			_bad="$_bad $_mode: $(diff "$T/g.perf.l" "$T/g.amber.l" | grep '^[<>].*[^ ]$' | head -n 4 | tr '\t\n' ' ');"
+		fi
+	done
+	if [ -n "$_bad" ]; then
+		fail "$1" "call graphs differ from perf report's (< perf, > amber):$_bad"
 	else
 		ok "$1"
 	fi
@@ -115,6 +157,7 @@ perf_children() {
 		ok "children_vs_perf_$_m"
 	fi
 	bounded "children_bounded_import_$_m" "$T/p$_m.txt" "$T/p$_m.amber"
+	graphs_same "graph_vs_perf_$_m" "$T/p$_m.data" "$T/p$_m.amber"
 }
 
 need_root children || finish
