@@ -173,9 +173,11 @@ need_ana() {
 # records with a garbage build-id size (254) that its own report and
 # script then die on, when other perf runs share the machine.  -N (no
 # ~/.debug cache) makes that rarer; a run that aborts (SIGABRT, exit 134)
-# or whose file perf script cannot read back is made again, up to five
-# times (these come in bursts under load), saying so on stderr.  Any other
-# failure returns perf's exit status at once.
+# or whose file perf script cannot read back is made again, up to ten
+# times, a second apart (these come in bursts under load: a stress run of
+# test_offcpu saw five in a row fail, where one in five fails alone),
+# saying so on stderr.  Any other failure returns perf's exit status at
+# once.
 perf_record() {
 	_pb=-B
 	_pc="record -q"
@@ -205,9 +207,10 @@ perf_record() {
 		else
 			return $_prc
 		fi
-		[ $_pt = 5 ] && return $_prc
+		[ $_pt = 10 ] && return $_prc
 		echo "note: run $_pt of perf record: $_why: recording again" >&2
 		_pt=$((_pt + 1))
+		sleep 1
 	done
 }
 
