@@ -276,6 +276,10 @@ mutation graph_straight_partial analyze/cmd/report_print.c \
 mutation graph_self_callers_dropped analyze/cmd/cmd_report.c \
 	's/children\[i\] == self ? UINT_MAX : pos\[i\]/pos[i]/' \
 	"cli:test_children.sh:graph_vs_perf_fp"
+# --children: ties of equal children by name, not caller before callee.
+mutation children_ties_by_name analyze/cmd/report_print.c \
+	's/	if (sort_ctx->children \&\& sort_ctx->callgraph \&\& x->tid == y->tid \&\&/	if (0 \&\& x->tid == y->tid \&\&/' \
+	"cli:test_import.sh:import_fp_order"
 # A user-mode address with the top bit set taken for the kernel's.
 mutation user_garbage_is_kernel analyze/resolve/machine.c \
 	's/	if (cpumode == PERF_RECORD_MISC_USER || cpumode == PERF_RECORD_MISC_GUEST_USER)/	if (0)/' \

@@ -151,10 +151,12 @@ static int add_callgraphs(struct report *r, const char *const *names, unsigned n
 
 	if (!r->children) {
 		len = cg_path_of(r, names, n, UINT_MAX);
+		self->cg_depth = AMB_MAX(self->cg_depth, len);
 		return ana_report_cg_add(&self->cg, r->cg_path, len, period, &r->cg_ends[0]);
 	}
 	for (i = 0; i < nr_children; i++) {
 		len = cg_path_of(r, names, n, children[i] == self ? UINT_MAX : pos[i]);
+		children[i]->cg_depth = AMB_MAX(children[i]->cg_depth, len);
 		err = ana_report_cg_add(&children[i]->cg, r->cg_path, len, period, &r->cg_ends[i]);
 		if (err)
 			return err;

@@ -62,6 +62,9 @@ struct hist_entry {
 	uint64_t samples, period, children;
 	uint64_t stamp;         /* the last sample that added to @children */
 	struct cg_node *cg;     /* callers (or callees) of the entry */
+	unsigned cg_depth;      /* the longest path added to @cg */
+	uint32_t tid;           /* the thread of its first sample, once @tid_set */
+	bool tid_set;
 };
 
 /*

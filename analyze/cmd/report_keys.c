@@ -394,7 +394,13 @@ struct hist_entry *ana_report_hist_find(struct report *r, struct hist *h,
 	if (build_key(r, smp, t, f))
 		return NULL;
 	e = hist_get(h, (const char *)r->key.data, r->key.len);
-	if (e && r->fast_keys && id_add(h, r->id_words, id, hash, e))
+	if (!e)
+		return NULL;
+	if (!e->tid_set) {
+		e->tid = smp->tid;
+		e->tid_set = true;
+	}
+	if (r->fast_keys && id_add(h, r->id_words, id, hash, e))
 		return NULL;
 	return e;
 }

@@ -31,6 +31,15 @@ static int entry_cmp(const void *a, const void *b)
 
 	if (wx != wy)
 		return wx > wy ? -1 : 1;
+	/*
+	 * perf's --children with call graphs: of two entries of one thread
+	 * with equal children, the caller comes first, the one whose graph
+	 * is deeper in caller order (it goes down to the leaves), shallower
+	 * in callee order (it goes up to the outermost caller).
+	 */
+	if (sort_ctx->children && sort_ctx->callgraph && x->tid == y->tid &&
+	    x->cg_depth != y->cg_depth)
+		return (x->cg_depth > y->cg_depth) == sort_ctx->caller ? -1 : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
 	return strcmp(x->key, y->key);

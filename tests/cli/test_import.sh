@@ -145,6 +145,26 @@ test_fp() {
 	else
 		fail import_fp_meta "info shows no import.from key"
 	fi
+	# The rows of report --children in perf's order, ties too: of a
+	# thread's start_thread, worker_main and run_mix, whose children are
+	# equal, the caller comes first (perf's rule with call graphs).
+	perf report -i "$T/fp.data" --children --stdio 2>/dev/null | workload_rows >"$T/order.perf"
+	"$ANA" report --children "$T/fp.amber" 2>/dev/null | workload_rows >"$T/order.amber"
+	if ! grep -q 'worker_main' "$T/order.perf"; then
+		fail import_fp_order "no worker_main row in perf report --children"
+	elif cmp -s "$T/order.perf" "$T/order.amber"; then
+		ok import_fp_order
+	else
+		fail import_fp_order "rows differ (< perf, > amber): $(diff "$T/order.perf" "$T/order.amber" | grep '^[<>]' | head -n 6 | tr '\n' ' ')"
+	fi
+}
+
+# workload_rows: "children self comm sym" of each row of a report
+# --children (perf's or amber's) that is one of the workload's functions
+# or libc's start_thread, in the report's order.
+workload_rows() {
+	awk -v f=" start_thread worker_main run_mix hot_a hot_b hot_c level1 level2 level3 level4 sort_items " \
+		'/^ +[0-9.]+%/ && index(f, " " $NF " ") { print $1, $2, $(NF - 3), $NF }'
 }
 
 test_dwarf() {
