@@ -251,42 +251,41 @@ static void test_fork_exec(void **state)
 	assert_null(ana_thread_find_map(child, 0x900000));
 }
 
+/* Resolve @addr in @mode for @t and check what it is and where. */
+static void expect_loc(struct fixture *f, struct ana_thread *t, unsigned mode, uint64_t addr,
+		       bool kernel, enum ana_loc_kind kind, const char *dso)
+{
+	struct ana_loc loc;
+
+	ana_machine_resolve(f->m, t, mode, addr, addr, 0, &loc);
+	assert_int_equal(loc.kernel, kernel);
+	assert_int_equal(loc.kind, kind);
+	assert_string_equal(ana_loc_dso_name(&loc), dso);
+}
+
 static void test_resolve_unknown(void **state)
 {
 	struct fixture *f = *state;
 	struct ana_thread *t;
-	struct ana_loc loc;
 
 	comm(f->m, 5, 5, "x", false);
 	t = ana_machine_find_thread(f->m, 5);
 	mmap2(f->m, 5, 0x1000, 0x1000, 0, "/nonexistent/lib.so");
-	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x500, 0x500, 0, &loc);
-	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
-	assert_string_equal(ana_loc_dso_name(&loc), "[unknown]");
-	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
-	assert_int_equal(loc.kind, ANA_LOC_NO_FILE);
-	assert_string_equal(ana_loc_dso_name(&loc), "lib.so");
-	/* Kernel addresses without KSYMS stay unknown, but are kernel ones. */
-	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_KERNEL, 0xffffffff81000000ull,
-			    0xffffffff81000000ull, 0, &loc);
-	assert_true(loc.kernel);
-	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
-	assert_string_equal(ana_loc_dso_name(&loc), "[kernel.kallsyms]");
-	/* Where the mode says nothing, the address does. */
-	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_CPUMODE_UNKNOWN, 0xffffffff81000000ull,
-			    0xffffffff81000000ull, 0, &loc);
-	assert_true(loc.kernel);
-	assert_string_equal(ana_loc_dso_name(&loc), "[kernel.kallsyms]");
+	expect_loc(f, t, PERF_RECORD_MISC_USER, 0x500, false, ANA_LOC_UNKNOWN, "[unknown]");
+	expect_loc(f, t, PERF_RECORD_MISC_USER, 0x1100, false, ANA_LOC_NO_FILE, "lib.so");
+	/* Kernel addresses without KSYMS stay unknown, but are kernel ones;
+	 * where the mode says nothing, the address decides. */
+	expect_loc(f, t, PERF_RECORD_MISC_KERNEL, 0xffffffff81000000ull, true, ANA_LOC_UNKNOWN,
+		   "[kernel.kallsyms]");
+	expect_loc(f, t, PERF_RECORD_MISC_CPUMODE_UNKNOWN, 0xffffffff81000000ull, true,
+		   ANA_LOC_UNKNOWN, "[kernel.kallsyms]");
 	/*
 	 * A user-mode address with the top bit set is what a frame-pointer
 	 * walk read off a user stack, no kernel code: [unknown] in [unknown],
 	 * as perf has it.
 	 */
-	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0xdfdf000000000000ull,
-			    0xdfdf000000000000ull, 0, &loc);
-	assert_false(loc.kernel);
-	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
-	assert_string_equal(ana_loc_dso_name(&loc), "[unknown]");
+	expect_loc(f, t, PERF_RECORD_MISC_USER, 0xdfdf000000000000ull, false, ANA_LOC_UNKNOWN,
+		   "[unknown]");
 }
 
 /*
