@@ -280,6 +280,11 @@ mutation graph_self_callers_dropped analyze/cmd/cmd_report.c \
 mutation children_ties_by_name analyze/cmd/report_print.c \
 	's/	if (sort_ctx->children \&\& sort_ctx->callgraph \&\& x->tid == y->tid \&\&/	if (0 \&\& x->tid == y->tid \&\&/' \
 	"cli:test_import.sh:import_fp_order"
+# Branches of equal weight in the order they came, not perf's (higher
+# symbol address first).
+mutation branch_ties_unordered analyze/cmd/report_print.c \
+	's/	return x->order == y->order ? 0 : x->order > y->order ? -1 : 1;/	return 0;/' \
+	"cli:test_golden.sh:golden_report_tp"
 # A user-mode address with the top bit set taken for the kernel's.
 mutation user_garbage_is_kernel analyze/resolve/machine.c \
 	's/	if (cpumode == PERF_RECORD_MISC_USER || cpumode == PERF_RECORD_MISC_GUEST_USER)/	if (0)/' \

@@ -112,29 +112,58 @@ static const char *cg_name_sym(struct report *r, const char *shown, const char *
 }
 
 /*
- * The call graph path of the entry at frame @pos of the stack @names[0..n)
+ * The call graph path of the entry at frame @pos of the stack @steps[0..n)
  * (leaf first) into r->cg_path, returning its length.  --children: the
  * entry and what it called (caller order, perf's default there), or the
  * entry and its callers (callee order).  The sample's own entry, and every
  * entry without --children (@pos UINT_MAX): the whole stack, from the
  * outermost caller down (caller order) or from the leaf up (callee order).
  */
-static unsigned cg_path_of(struct report *r, const char *const *names, unsigned n, unsigned pos)
+static unsigned cg_path_of(struct report *r, const struct cg_step *steps, unsigned n,
+			   unsigned pos)
 {
-	const char **path = r->cg_path;
+	struct cg_step *path = r->cg_path;
 	unsigned len = 0, i;
 
 	if (pos == UINT_MAX) {
 		for (i = 0; i < n; i++)
-			path[len++] = names[r->caller ? n - 1 - i : i];
+			path[len++] = steps[r->caller ? n - 1 - i : i];
 	} else if (r->caller) {
 		for (i = pos + 1; i-- > 0;)
-			path[len++] = names[i];
+			path[len++] = steps[i];
 	} else {
 		for (i = pos; i < n; i++)
-			path[len++] = names[i];
+			path[len++] = steps[i];
 	}
 	return len;
+}
+
+/* Raise @e's cg_depth to the perf entries of the path r->cg_path[0..len). */
+static void note_depth(struct report *r, struct hist_entry *e, unsigned len)
+{
+	unsigned depth = 0;
+
+	for (unsigned i = 0; i < len; i++)
+		depth += r->cg_path[i].entries;
+	e->cg_depth = AMB_MAX(e->cg_depth, depth);
+}
+
+/*
+ * Where frame @f sorts among branches of equal weight: perf orders them by
+ * the symbol's address, higher first (within one object; across objects
+ * its order is that of its objects' addresses in memory, which nothing
+ * can reproduce); inlined frames, which perf orders by name, stay in the
+ * order they came.
+ */
+static uint64_t frame_order(const struct frame *f)
+{
+	if (f->inlined)
+		return 0;
+	if (f->loc.kind == ANA_LOC_KERNEL)
+		return f->loc.ksym->addr;
+	if (f->loc.kind == ANA_LOC_SYM)
+		return f->loc.sym->sym_start;
+	return f->loc.addr;
 }
 
 /* Add @period to the call graphs of the sample's entries: each entry of
@@ -142,7 +171,7 @@ static unsigned cg_path_of(struct report *r, const char *const *names, unsigned 
  * --children @self alone, with the whole stack (perf's graphs: a sample's
  * own entry shows how it was reached, a caller's entry what it called).
  * Where each path ended goes to r->cg_ends (one per child, or one). */
-static int add_callgraphs(struct report *r, const char *const *names, unsigned n,
+static int add_callgraphs(struct report *r, const struct cg_step *steps, unsigned n,
 			  struct hist_entry *self, struct hist_entry *const *children,
 			  const unsigned *pos, unsigned nr_children, uint64_t period)
 {
@@ -150,13 +179,13 @@ static int add_callgraphs(struct report *r, const char *const *names, unsigned n
 	int err;
 
 	if (!r->children) {
-		len = cg_path_of(r, names, n, UINT_MAX);
-		self->cg_depth = AMB_MAX(self->cg_depth, len);
+		len = cg_path_of(r, steps, n, UINT_MAX);
+		note_depth(r, self, len);
 		return ana_report_cg_add(&self->cg, r->cg_path, len, period, &r->cg_ends[0]);
 	}
 	for (i = 0; i < nr_children; i++) {
-		len = cg_path_of(r, names, n, children[i] == self ? UINT_MAX : pos[i]);
-		children[i]->cg_depth = AMB_MAX(children[i]->cg_depth, len);
+		len = cg_path_of(r, steps, n, children[i] == self ? UINT_MAX : pos[i]);
+		note_depth(r, children[i], len);
 		err = ana_report_cg_add(&children[i]->cg, r->cg_path, len, period, &r->cg_ends[i]);
 		if (err)
 			return err;
@@ -350,11 +379,17 @@ static int process_sample(void *ctx, const struct ana_sample *smp, struct ana_th
 		}
 	}
 	if (r->callgraph) {
-		const char **names = r->cg_names_tmp;
+		struct cg_step *steps = r->cg_steps_tmp;
 
-		for (i = 0; i < r->nr_frames; i++)
-			names[i] = r->frames[i].name;
-		err = add_callgraphs(r, names, r->nr_frames, self, r->stack_entries, r->stack_pos,
+		for (i = 0; i < r->nr_frames; i++) {
+			const struct frame *f = &r->frames[i];
+
+			steps[i].name = f->name;
+			steps[i].order = frame_order(f);
+			steps[i].entries = f->inlined ? 0 :
+					   f->loc.kind == ANA_LOC_BROKEN_FP ? f->loc.dropped : 1;
+		}
+		err = add_callgraphs(r, steps, r->nr_frames, self, r->stack_entries, r->stack_pos,
 				     nr_children, smp->period);
 		if (err)
 			return err;
@@ -660,7 +695,7 @@ static int free_report(struct report *r, int rc)
 	free(r->hists);
 	free(r->frames);
 	free(r->cg_path);
-	free(r->cg_names_tmp);
+	free(r->cg_steps_tmp);
 	free(r->stack_entries);
 	free(r->stack_pos);
 	free(r->cg_ends);
@@ -806,7 +841,7 @@ int ana_cmd_report(int argc, char **argv)
 	}
 	r.frames = malloc(MAX_FRAMES * sizeof(*r.frames));
 	r.cg_path = malloc(MAX_FRAMES * sizeof(*r.cg_path));
-	r.cg_names_tmp = malloc(MAX_FRAMES * sizeof(*r.cg_names_tmp));
+	r.cg_steps_tmp = malloc(MAX_FRAMES * sizeof(*r.cg_steps_tmp));
 	r.stack_entries = malloc(MAX_FRAMES * sizeof(*r.stack_entries));
 	r.stack_pos = malloc(MAX_FRAMES * sizeof(*r.stack_pos));
 	r.cg_ends = malloc(MAX_FRAMES * sizeof(*r.cg_ends));
@@ -816,7 +851,7 @@ int ana_cmd_report(int argc, char **argv)
 	if (r.memo_on && ana_report_chain_memo_usable(&r))
 		r.memos.by_chain = amb_big_zalloc(CHAIN_MEMOS * sizeof(*r.memos.by_chain),
 						  &r.memos.by_chain_map);
-	if (!r.frames || !r.cg_path || !r.cg_names_tmp || !r.stack_entries || !r.stack_pos ||
+	if (!r.frames || !r.cg_path || !r.cg_steps_tmp || !r.stack_entries || !r.stack_pos ||
 	    !r.cg_ends || !r.memos.key)
 		return free_report(&r, ana_cmd_fail("report", path, -ENOMEM));
 	if (r.time ? open_offcpu(&r, path) : ana_cmd_open("report", path, &r.opts, &r.p))

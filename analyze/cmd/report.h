@@ -52,6 +52,7 @@ extern const struct ana_report_sort_name ana_report_sort_names[SK_FIELD];
 /* A node of an entry's call graph: one function on the path. */
 struct cg_node {
 	const char *name;       /* interned */
+	uint64_t order;         /* of branches of equal weight, the higher first */
 	uint64_t period;
 	struct cg_node *child, *next;
 	struct cg_node *parent; /* NULL at the top */
@@ -62,7 +63,7 @@ struct hist_entry {
 	uint64_t samples, period, children;
 	uint64_t stamp;         /* the last sample that added to @children */
 	struct cg_node *cg;     /* callers (or callees) of the entry */
-	unsigned cg_depth;      /* the longest path added to @cg */
+	unsigned cg_depth;      /* the longest path added to @cg, in perf's entries */
 	uint32_t tid;           /* the thread of its first sample, once @tid_set */
 	bool tid_set;
 };
@@ -217,8 +218,8 @@ struct report {
 	struct frame { struct ana_loc loc; const char *name; bool inlined; } *frames;
 	unsigned nr_frames;
 	int frame_err;                 /* collect_frame() failed */
-	const char **cg_path;          /* a call graph path, MAX_FRAMES */
-	const char **cg_names_tmp;     /* its frames' names, MAX_FRAMES */
+	struct cg_step *cg_path;       /* a call graph path, MAX_FRAMES */
+	struct cg_step *cg_steps_tmp;  /* the stack's frames as steps, MAX_FRAMES */
 	struct hist_entry **stack_entries; /* its distinct entries, MAX_FRAMES */
 	unsigned *stack_pos;           /* the frame of each of them */
 	struct cg_node **cg_ends;      /* where its call graph paths ended, MAX_FRAMES */
@@ -269,10 +270,21 @@ struct hist_entry *ana_report_hist_find(struct report *r, struct hist *h,
 /* Free the entries of @h, their call graphs and @h's tables, not @h. */
 void ana_report_hist_free(struct hist *h);
 
-/* Add @period along the path of interned @names[0..n) below *@root, making
- * the nodes it lacks (owned by the tree); its last node in *@end, NULL for
- * n = 0.  0 or -ENOMEM. */
-int ana_report_cg_add(struct cg_node **root, const char *const *names, unsigned n,
+/* A frame of a call graph path: its interned name, where it sorts among
+ * branches of equal weight (perf: the symbol's address, higher first),
+ * and how many of perf's callchain entries it is (0 for an inlined frame,
+ * which a frame-pointer chain of perf's lacks; the entries a [broken
+ * frame-pointer chain] frame stands for), for hist_entry.cg_depth. */
+struct cg_step {
+	const char *name;
+	uint64_t order;
+	unsigned entries;
+};
+
+/* Add @period along the path @steps[0..n) below *@root, making the nodes
+ * it lacks (owned by the tree); its last node in *@end, NULL for n = 0.
+ * 0 or -ENOMEM. */
+int ana_report_cg_add(struct cg_node **root, const struct cg_step *steps, unsigned n,
 		      uint64_t period, struct cg_node **end);
 
 /* Add @period again along the path ana_report_cg_add() ended at @end. */

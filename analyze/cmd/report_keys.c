@@ -100,7 +100,7 @@ void ana_report_hist_free(struct hist *h)
 /* Add @period along the path @names[0..n) below @root; the path's last
  * node in *@end (NULL for n = 0), to add to again with
  * ana_report_cg_add_again(). */
-int ana_report_cg_add(struct cg_node **root, const char *const *names, unsigned n,
+int ana_report_cg_add(struct cg_node **root, const struct cg_step *steps, unsigned n,
 		      uint64_t period, struct cg_node **end)
 {
 	struct cg_node *parent = NULL;
@@ -111,14 +111,15 @@ int ana_report_cg_add(struct cg_node **root, const char *const *names, unsigned 
 		struct cg_node **pp, *c;
 
 		/* Interned names compare by pointer. */
-		for (pp = root; *pp && (*pp)->name != names[i]; pp = &(*pp)->next)
+		for (pp = root; *pp && (*pp)->name != steps[i].name; pp = &(*pp)->next)
 			;
 		c = *pp;
 		if (!c) {
 			c = calloc(1, sizeof(*c));
 			if (!c)
 				return -ENOMEM;
-			c->name = names[i];
+			c->name = steps[i].name;
+			c->order = steps[i].order;
 			c->parent = parent;
 			*pp = c;
 		}

@@ -124,7 +124,9 @@ static int cg_cmp(const void *a, const void *b)
 {
 	const struct cg_node *x = *(struct cg_node *const *)a, *y = *(struct cg_node *const *)b;
 
-	return x->period == y->period ? 0 : x->period > y->period ? -1 : 1;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	return x->order == y->order ? 0 : x->order > y->order ? -1 : 1;
 }
 
 /*

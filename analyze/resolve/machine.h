@@ -114,12 +114,13 @@ struct ana_loc {
 	uint64_t offset;                /* from the symbol's start */
 	const struct ana_sym_info *sym; /* ANA_LOC_SYM */
 	bool fallback;                  /* unwound by frame pointers: callers may be missing */
+	unsigned dropped;               /* ANA_LOC_BROKEN_FP: the recorded entries it stands for */
 };
 
 /*
  * Resolve @addr of thread @t (NULL: kernel only) sampled in @cpumode
- * (PERF_RECORD_MISC_*; addresses with the top bit set are taken as kernel
- * ones whatever it says).  @want is ANA_SYM_SRCLINE | ANA_SYM_INLINE or 0.
+ * (PERF_RECORD_MISC_*; where it says neither user nor kernel, an address
+ * with the top bit set is the kernel's).  @want is ANA_SYM_SRCLINE | ANA_SYM_INLINE or 0.
  * @lookup_addr is the address to symbolize: @addr, or @addr - 1 for a
  * return address so that the call instruction's line and inline chain are
  * found.  Never fails: what cannot be resolved is ANA_LOC_UNKNOWN or marked.

@@ -84,6 +84,8 @@ static unsigned walk_callchain(struct ana_machine *m, struct ana_thread *t,
 			memset(&loc, 0, sizeof(loc));
 			loc.kind = ANA_LOC_BROKEN_FP;
 			loc.addr = a;
+			for (uint64_t j = i; j < s->nr_callchain; j++)
+				loc.dropped += s->callchain[j] < PERF_CONTEXT_MAX;
 			fn(ctx, &loc, depth++);
 			*stopped = true;
 			break;
