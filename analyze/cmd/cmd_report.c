@@ -138,7 +138,8 @@ static unsigned cg_path_of(struct report *r, const struct cg_step *steps, unsign
 	return len;
 }
 
-/* Raise @e's cg_depth to the perf entries of the path r->cg_path[0..len). */
+/* Raise @e's cg_depth to the perf entries of the path r->cg_path[0..len)
+ * (--children only: entry_cmp() breaks ties of children with it). */
 static void note_depth(struct report *r, struct hist_entry *e, unsigned len)
 {
 	unsigned depth = 0;
@@ -180,7 +181,6 @@ static int add_callgraphs(struct report *r, const struct cg_step *steps, unsigne
 
 	if (!r->children) {
 		len = cg_path_of(r, steps, n, UINT_MAX);
-		note_depth(r, self, len);
 		return ana_report_cg_add(&self->cg, r->cg_path, len, period, &r->cg_ends[0]);
 	}
 	for (i = 0; i < nr_children; i++) {

@@ -120,7 +120,8 @@ struct ana_loc {
 /*
  * Resolve @addr of thread @t (NULL: kernel only) sampled in @cpumode
  * (PERF_RECORD_MISC_*; where it says neither user nor kernel, an address
- * with the top bit set is the kernel's).  @want is ANA_SYM_SRCLINE | ANA_SYM_INLINE or 0.
+ * with the top bit set is the kernel's).  @want is ANA_SYM_SRCLINE |
+ * ANA_SYM_INLINE or 0.
  * @lookup_addr is the address to symbolize: @addr, or @addr - 1 for a
  * return address so that the call instruction's line and inline chain are
  * found.  Never fails: what cannot be resolved is ANA_LOC_UNKNOWN or marked.

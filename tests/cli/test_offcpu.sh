@@ -455,7 +455,7 @@ for comm, v in sorted(lines.items()):
     print(comm, run, last["time_ns"] - ready - tiled)' >"$T/run.sum"
 	# A switch the kernel dropped (the ring full: two recorders share the
 	# machine here) turns a run into a wait or back: then only the tiling
-	# holds.
+	# holds.  (A count info does not print leaves the CPU bound checked.)
 	lost=$("$ANA" info "$T/run.amber" 2>/dev/null | awk '$1 == "lost.records" { print $2 }')
 	bad=""
 	for b in busy-0 busy-1; do
@@ -463,14 +463,14 @@ for comm, v in sorted(lines.items()):
 		got=$(awk -v n="$b" '$1 == n { print $2 }' "$T/run.sum")
 		gap=$(awk -v n="$b" '$1 == n { print $3 }' "$T/run.sum")
 		[ "${gap:-x}" = 0 ] || bad="$bad $b: lines leave ${gap:-?} ns of its life untiled;"
-		[ "${lost:-x}" != 0 ] ||
+		{ [ -n "$lost" ] && [ "$lost" != 0 ]; } ||
 			{ [ "${got:-0}" -ge $((cpu - cpu / 100)) ] && [ "${got:-0}" -le $((cpu + cpu / 4)) ]; } ||
 			bad="$bad $b: run $got ns, CPU $cpu ns;"
 	done
 	if [ -z "$bad" ]; then
 		ok offcpu_timehist_cpu
 	else
-		fail offcpu_timehist_cpu "$bad (lost records: ${lost:-?}; $b's switches: $("$ANA" sched timehist --comm "$b" "$T/run.amber" 2>/dev/null | grep -c .) timehist lines, $(grep -c . "$T/run.sum") threads)"
+		fail offcpu_timehist_cpu "$bad (lost records: ${lost:-not in info})"
 	fi
 }
 
