@@ -10,14 +10,14 @@
  * address in its CU.  Line tables and DWARF scopes are read only for the
  * addresses whose caller asks for them (ANA_SYM_SRCLINE, ANA_SYM_INLINE).
  *
- * dwfl_module_addrinfo walks the whole symbol table on each call, so a
- * symbol it named is remembered as an address range whenever no other
- * symbol could answer for an address inside it (range_is_clean): the
- * table is walked about once per function, not once per address.  And
- * where the module's table, read once and sorted, shows one symbol alone
- * around an address (span_alone), that symbol is the answer without the
- * walk; libdwfl is asked where aliases or nested and sizeless symbols
- * leave the choice to its rules.
+ * dwfl_module_addrinfo walks the whole symbol table on each call (a
+ * million instructions on libc's debug symbols), so it is asked only
+ * where sizeless symbols decide.  Everywhere else the module's table,
+ * read once and sorted, gives the symbols containing an address, and
+ * libdwfl's own rules choose among them (span_choose: aliases, nested
+ * symbols, bindings).  A symbol no other one could stand in for is also
+ * remembered as an address range (range_is_clean), so that later
+ * addresses inside it are answered without a search.
  *
  * C++ and Rust names are shown demangled, as perf report shows them
  * without -v: libiberty's cplus_demangle() without parameters, Rust's hash
@@ -59,13 +59,16 @@ struct cache_chunk {
 	struct cache_entry e[CHUNK_ENTRIES];
 };
 
-/* Where a symbol of the module's table lies: [start, end), end == start
- * for a sizeless one; its name when dwfl_module_addrinfo() could answer
- * with it at all (named, defined, not a section, file or TLS symbol),
- * else NULL. */
+/* Where a symbol of the module's table that dwfl_module_addrinfo() could
+ * answer with (named, defined, not a section, file or TLS symbol) lies:
+ * [start, end), end == start for a sizeless one.  @index is its place in
+ * the table, the order libdwfl searches in; @bind its binding as libdwfl
+ * ranks them (bind_rank()). */
 struct sym_span {
 	uint64_t start, end;
 	const char *name;
+	uint32_t index;
+	uint8_t bind;
 };
 
 /* A symbol dwfl_module_addrinfo() answered with for every address of
@@ -90,6 +93,8 @@ struct ana_sym_cache {
 	uint64_t *reach;         /* reach[i]: the highest end of spans[0..i] */
 	size_t nr_spans;
 	bool spans_loaded;
+	bool table_rules;        /* span_choose() may answer (not ppc64) */
+	int first_global;        /* dwfl_module_getsymtab_first_global() */
 	struct sym_range *ranges; /* sorted by start, disjoint */
 	size_t nr_ranges, cap_ranges;
 	struct ana_plt plt;      /* the PLT stubs' names (plt.c) */
@@ -324,45 +329,76 @@ static void lookup_inline(Dwfl_Module *mod, uint64_t addr, struct ana_sym_info *
 }
 
 /*
- * Sort @n spans by start, then end: least significant digit radix sort,
- * a byte at a time, end's bytes then start's, each pass stable.  A pass
- * whose byte is the same in every span (the high bytes of a DSO's
- * addresses) is skipped.  qsort()'s comparator calls were half of a
- * small report's time on libc's 10,000 symbols.  @tmp holds @n spans.
+ * Sort @n spans by start: least significant digit radix sort, a byte at a
+ * time, each pass stable, so that symbols starting at one address stay in
+ * table order.  The eight bytes are counted in one sweep, and a byte that
+ * is the same in every span (the high bytes of a DSO's addresses) costs
+ * no pass.  qsort()'s comparator calls were half of a small report's time
+ * on libc's 10,000 symbols.  @tmp holds @n spans.
  */
 static void spans_sort(struct sym_span *a, struct sym_span *tmp, size_t n)
 {
-	for (unsigned pass = 0; pass < 16; pass++) {
-		unsigned shift = 8 * (pass % 8);
-		size_t count[256] = { 0 }, at = 0;
-		bool by_end = pass < 8;
+	size_t count[8][256] = { { 0 } };   /* 16 KiB */
 
-		for (size_t i = 0; i < n; i++)
-			count[((by_end ? a[i].end : a[i].start) >> shift) & 0xff]++;
-		if (n && count[((by_end ? a[0].end : a[0].start) >> shift) & 0xff] == n)
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned d = 0; d < 8; d++)
+			count[d][(a[i].start >> (8 * d)) & 0xff]++;
+	for (unsigned d = 0; d < 8; d++) {
+		unsigned shift = 8 * d;
+		size_t at = 0;
+
+		if (count[d][(a[0].start >> shift) & 0xff] == n)
 			continue;
-		for (unsigned d = 0; d < 256; d++) {
-			size_t c = count[d];
+		for (unsigned v = 0; v < 256; v++) {
+			size_t c = count[d][v];
 
-			count[d] = at;
+			count[d][v] = at;
 			at += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[count[((by_end ? a[i].end : a[i].start) >> shift) & 0xff]++] = a[i];
+			tmp[count[d][(a[i].start >> shift) & 0xff]++] = a[i];
 		memcpy(a, tmp, n * sizeof(*a));
 	}
 }
 
-/* Every named symbol's extent, sorted, with the running highest end. */
+/* GELF_ST_BIND as libdwfl ranks bindings when two symbols contain an
+ * address: global over weak over local over anything else. */
+static uint8_t bind_rank(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK:   return 2;
+	case STB_LOCAL:  return 1;
+	default:         return 0;
+	}
+}
+
+/*
+ * Every symbol dwfl_module_addrinfo() could answer with, sorted, with the
+ * running highest end.  The others (unnamed, undefined, section, file and
+ * TLS symbols: the workload's thread-local buffer "starts" at 0 and would
+ * seem to cover its functions) play no part in its choice.
+ */
 static int load_spans(struct ana_sym_cache *c)
 {
 	int n = dwfl_module_getsymtab(c->mod), i;
 	struct sym_span *tmp;
+	GElf_Ehdr ehdr;
+	GElf_Addr bias;
+	Elf *elf;
 	size_t k = 0;
 
 	c->spans_loaded = true;
 	if (n <= 1)
 		return 0;
+	/* On ppc64 libdwfl also tries a function's descriptor address. */
+	elf = dwfl_module_getelf(c->mod, &bias);
+	c->table_rules = elf && gelf_getehdr(elf, &ehdr) && ehdr.e_machine != EM_PPC64;
+	c->first_global = dwfl_module_getsymtab_first_global(c->mod);
+	if (c->first_global < 0)
+		c->table_rules = false;
 	c->spans = malloc((size_t)n * sizeof(*c->spans));
 	c->reach = malloc((size_t)n * sizeof(*c->reach));
 	tmp = malloc((size_t)n * sizeof(*tmp));
@@ -377,12 +413,15 @@ static int load_spans(struct ana_sym_cache *c)
 		const char *name = dwfl_module_getsym_info(c->mod, i, &sym, &a, &shndx, NULL, NULL);
 		int type;
 
-		if (!name)
+		if (!name || !name[0] || shndx == SHN_UNDEF)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
+		if (type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+			continue;
 		c->spans[k].start = a;
-		c->spans[k].name = name[0] && shndx != SHN_UNDEF && type != STT_SECTION &&
-				   type != STT_FILE && type != STT_TLS ? name : NULL;
+		c->spans[k].name = name;
+		c->spans[k].index = (uint32_t)i;
+		c->spans[k].bind = bind_rank(&sym);
 		/* A symbol running past the address space overlaps all above it. */
 		if (__builtin_add_overflow(a, sym.st_size, &c->spans[k].end))
 			c->spans[k].end = UINT64_MAX;
@@ -444,29 +483,69 @@ static bool range_is_clean(const struct ana_sym_cache *c, uint64_t start, uint64
 	return true;
 }
 
-/*
- * The symbol dwfl_module_addrinfo() would name for @addr, found in the
- * sorted table instead of by its walk over the whole table, when that is
- * certain: one eligible symbol with a size contains @addr, and its range
- * is clean (range_is_clean(): no other symbol, alias or not, overlaps it
- * or starts inside it).  Then it is the only candidate with a size, and
- * the sizeless ones are only a fallback.  NULL otherwise.
- */
-static const struct sym_span *span_alone(const struct ana_sym_cache *c, uint64_t addr)
-{
-	size_t i = addr == UINT64_MAX ? c->nr_spans : spans_lower(c, addr + 1);
-	const struct sym_span *s;
+/* At most this many symbols are looked at below an address, and at most
+ * this many may contain it; past that libdwfl is asked. */
+#define SPAN_SCAN 64
+#define SPAN_CANDIDATES 16
 
-	if (!i)
+/* Whether libdwfl's search, having chosen @best, takes @s instead: it is
+ * closer to the address, or binds more strongly, or starts at the same
+ * address with a smaller size and binds no weaker (its "the end of its
+ * range might be closer"). */
+static bool span_better(const struct sym_span *best, const struct sym_span *s)
+{
+	if (!best || best->start < s->start || best->bind < s->bind)
+		return true;
+	return best->start == s->start && best->end - best->start > s->end - s->start &&
+	       best->bind <= s->bind;
+}
+
+/*
+ * The symbol dwfl_module_addrinfo() names for @addr, chosen by its rules
+ * from the sorted table instead of by its walk of the whole table: it
+ * goes through the symbols in table order, first from first_global on
+ * (the non-local ones), keeping the better one (span_better()) of those
+ * with a size that contain @addr; the locals only when none of those
+ * does.  Sizeless symbols count only when no symbol with a size contains
+ * @addr, or when one is at @addr itself (it can keep the locals out):
+ * then, as where more symbols crowd around @addr than this looks at,
+ * NULL, and libdwfl decides.
+ */
+static const struct sym_span *span_choose(const struct ana_sym_cache *c, uint64_t addr)
+{
+	size_t i = addr == UINT64_MAX ? c->nr_spans : spans_lower(c, addr + 1), j, n = 0;
+	const struct sym_span *cand[SPAN_CANDIDATES], *best = NULL;
+	unsigned first = c->first_global > 1 ? (unsigned)c->first_global : 1;
+
+	if (!c->table_rules)
 		return NULL;
-	s = &c->spans[i - 1];   /* the last symbol starting at or below @addr */
-	if (!s->name || s->end <= addr || !range_is_clean(c, s->start, s->end))
-		return NULL;
-	/* range_is_clean() lets exact aliases through; which of them
-	 * dwfl_module_addrinfo() names depends on its order and bindings. */
-	if (i >= 2 && c->spans[i - 2].start == s->start && c->spans[i - 2].end == s->end)
-		return NULL;
-	return s;
+	/* spans[0..i) start at or below @addr. */
+	for (j = i; j-- > 0 && c->spans[j].start == addr;)
+		if (c->spans[j].end == addr)
+			return NULL;
+	for (j = i; j-- > 0 && c->reach[j] > addr;) {
+		const struct sym_span *s = &c->spans[j];
+		size_t k;
+
+		if (i - j > SPAN_SCAN || s->end == UINT64_MAX)
+			return NULL;
+		if (s->end <= addr)
+			continue;
+		if (n == SPAN_CANDIDATES)
+			return NULL;
+		/* Kept in table order, the order libdwfl meets them in. */
+		for (k = n++; k > 0 && cand[k - 1]->index > s->index; k--)
+			cand[k] = cand[k - 1];
+		cand[k] = s;
+	}
+	for (j = 0; j < n; j++)
+		if (cand[j]->index >= first && span_better(best, cand[j]))
+			best = cand[j];
+	if (!best && c->first_global > 1)
+		for (j = 0; j < n && cand[j]->index < first; j++)
+			if (span_better(best, cand[j]))
+				best = cand[j];
+	return best;
 }
 
 /* The remembered range containing @addr, or NULL. */
@@ -558,27 +637,57 @@ static const char *shown_name(struct ana_sym_cache *c, const char *name)
 	return d ? d : name;
 }
 
+/*
+ * The ELF symbol dwfl_module_addrinfo() names for @addr, its start and its
+ * size (0 for a sizeless one), or NULL for none: from a remembered range,
+ * else chosen from the sorted table, else (sizeless symbols deciding, or
+ * no table) by libdwfl's walk.  A range learnt on the way is remembered.
+ */
+static const char *symbol_of(struct ana_sym_cache *c, uint64_t addr, uint64_t *start,
+			     uint64_t *size)
+{
+	const struct sym_range *r = range_find(c, addr);
+	const struct sym_span *sp;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name;
+
+	if (r) {
+		*start = r->start;
+		*size = r->end - r->start;
+		return r->name;
+	}
+	if (!c->spans_loaded && load_spans(c))
+		spans_drop(c);
+	if ((sp = span_choose(c, addr))) {
+		*start = sp->start;
+		*size = sp->end - sp->start;
+		range_learn(c, sp->start, *size, sp->name);
+		return sp->name;
+	}
+	name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
+	*start = name ? addr - off : addr;
+	*size = name ? sym.st_size : 0;
+	if (name)
+		range_learn(c, *start, *size, name);
+	return name;
+}
+
 /* The function starting exactly at @addr, for an IRELATIVE PLT stub's
  * ifunc (ana_plt_name()), or NULL. */
 static const char *function_at(void *ctx, uint64_t addr)
 {
-	struct ana_sym_cache *c = ctx;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
+	uint64_t start, size;
+	const char *name = symbol_of(ctx, addr, &start, &size);
 
-	return name && !off ? name : NULL;
+	return name && start == addr ? name : NULL;
 }
 
 /* The ELF symbol containing @addr into @info; a PLT stub, which none
  * covers, as NAME@plt. */
 static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym_info *info)
 {
-	const struct sym_range *r = range_find(c, addr);
 	struct ana_plt_entry *pe;
-	const struct sym_span *sp;
-	GElf_Off off = 0;
-	GElf_Sym sym;
 
 	if (!c->plt_loaded) {
 		GElf_Addr bias;
@@ -594,29 +703,12 @@ static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym
 		info->sym_size = pe->end - pe->start;
 		return;
 	}
-	if (r) {
-		info->name = r->name;
-		info->offset = addr - r->start;
-		info->sym_start = r->start;
-		info->sym_size = r->end - r->start;
-		return;
+	info->name = symbol_of(c, addr, &info->sym_start, &info->sym_size);
+	info->offset = info->name ? addr - info->sym_start : 0;
+	if (!info->name) {
+		info->sym_start = addr;
+		info->sym_size = 0;
 	}
-	if (!c->spans_loaded && load_spans(c))
-		spans_drop(c);
-	if ((sp = span_alone(c, addr))) {
-		info->name = sp->name;
-		info->offset = addr - sp->start;
-		info->sym_start = sp->start;
-		info->sym_size = sp->end - sp->start;
-		range_learn(c, sp->start, sp->end - sp->start, sp->name);
-		return;
-	}
-	info->name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
-	info->offset = info->name ? off : 0;
-	info->sym_start = addr - info->offset;
-	info->sym_size = info->name ? sym.st_size : 0;
-	if (info->name)
-		range_learn(c, info->sym_start, sym.st_size, info->name);
 }
 
 int ana_sym_lookup_data(struct ana_dso *d, uint64_t addr, const char **name, uint64_t *offset)
