@@ -15,9 +15,12 @@
  * where sizeless symbols decide.  Everywhere else the module's table,
  * read once and sorted, gives the symbols containing an address, and
  * libdwfl's own rules choose among them (span_choose: aliases, nested
- * symbols, bindings).  A symbol no other one could stand in for is also
- * remembered as an address range (range_is_clean), so that later
- * addresses inside it are answered without a search.
+ * symbols, bindings).  Then, of the functions starting where that symbol
+ * starts, the one perf keeps gives the name (perf_alias: malloc, not
+ * libdwfl's __libc_malloc), so that names read as in perf.  A symbol no
+ * other one could stand in for is also remembered as an address range
+ * (range_is_clean), so that later addresses inside it are answered
+ * without a search.
  *
  * C++ and Rust names are shown demangled, as perf report shows them
  * without -v: libiberty's cplus_demangle() without parameters, Rust's hash
@@ -69,6 +72,7 @@ struct sym_span {
 	const char *name;
 	uint32_t index;
 	uint8_t bind;
+	bool func;               /* STT_FUNC or STT_GNU_IFUNC: perf loads only these */
 };
 
 /* A symbol dwfl_module_addrinfo() answered with for every address of
@@ -422,6 +426,7 @@ static int load_spans(struct ana_sym_cache *c)
 		c->spans[k].name = name;
 		c->spans[k].index = (uint32_t)i;
 		c->spans[k].bind = bind_rank(&sym);
+		c->spans[k].func = type == STT_FUNC || type == STT_GNU_IFUNC;
 		/* A symbol running past the address space overlaps all above it. */
 		if (__builtin_add_overflow(a, sym.st_size, &c->spans[k].end))
 			c->spans[k].end = UINT64_MAX;
@@ -637,11 +642,79 @@ static const char *shown_name(struct ana_sym_cache *c, const char *name)
 	return d ? d : name;
 }
 
+/* perf's prefix_underscores_count(). */
+static size_t leading_underscores(const char *name)
+{
+	size_t n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* Whether perf keeps function @b rather than @a, both starting at one
+ * address (its choose_best_symbol(), util/symbol.c): one with a size over
+ * a sizeless one, a non-weak one over a weak one, a global one over a
+ * local one, fewer leading underscores, the longer name; on a tie the
+ * first in table order stays. */
+static bool perf_prefers(const struct sym_span *a, const struct sym_span *b)
+{
+	bool asized = a->end > a->start, bsized = b->end > b->start;
+	size_t au, bu, al, bl;
+
+	if (asized != bsized)
+		return bsized;
+	if ((a->bind == 2) != (b->bind == 2))      /* weak */
+		return a->bind == 2;
+	if ((a->bind == 3) != (b->bind == 3))      /* global */
+		return b->bind == 3;
+	au = leading_underscores(a->name);
+	bu = leading_underscores(b->name);
+	if (au != bu)
+		return bu < au;
+	al = strlen(a->name);
+	bl = strlen(b->name);
+	return bl > al;
+}
+
+/*
+ * The name perf gives the function at @start that libdwfl named @name:
+ * perf keeps one function of those starting at one address, by its own
+ * rules (perf_prefers()), where libdwfl takes the first global one of the
+ * table (__libc_malloc where perf has malloc, execve where perf has
+ * __GI___execve).  @name stays when it is not a function's (perf has no
+ * such symbol) or when perf's choice would not contain @addr (a shorter
+ * alias); else perf's choice, its size in *@size.
+ */
+static const char *perf_alias(const struct ana_sym_cache *c, const char *name, uint64_t start,
+			      uint64_t addr, uint64_t *size)
+{
+	const struct sym_span *best = NULL, *named = NULL;
+
+	if (!c->table_rules)
+		return name;
+	for (size_t i = spans_lower(c, start); i < c->nr_spans && c->spans[i].start == start; i++) {
+		const struct sym_span *s = &c->spans[i];
+
+		if (!s->func)
+			continue;
+		if (s->name == name)
+			named = s;
+		if (!best || perf_prefers(best, s))
+			best = s;
+	}
+	if (!named || best == named || best->end <= addr)
+		return name;
+	*size = best->end - best->start;
+	return best->name;
+}
+
 /*
  * The ELF symbol dwfl_module_addrinfo() names for @addr, its start and its
  * size (0 for a sizeless one), or NULL for none: from a remembered range,
  * else chosen from the sorted table, else (sizeless symbols deciding, or
  * no table) by libdwfl's walk.  A range learnt on the way is remembered.
+ * libdwfl's name, as objdump's: perf's is perf_alias()'s.
  */
 static const char *symbol_of(struct ana_sym_cache *c, uint64_t addr, uint64_t *start,
 			     uint64_t *size)
@@ -660,14 +733,14 @@ static const char *symbol_of(struct ana_sym_cache *c, uint64_t addr, uint64_t *s
 	if (!c->spans_loaded && load_spans(c))
 		spans_drop(c);
 	if ((sp = span_choose(c, addr))) {
+		name = sp->name;
 		*start = sp->start;
 		*size = sp->end - sp->start;
-		range_learn(c, sp->start, *size, sp->name);
-		return sp->name;
+	} else {
+		name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
+		*start = name ? addr - off : addr;
+		*size = name ? sym.st_size : 0;
 	}
-	name = dwfl_module_addrinfo(c->mod, addr, &off, &sym, NULL, NULL, NULL);
-	*start = name ? addr - off : addr;
-	*size = name ? sym.st_size : 0;
 	if (name)
 		range_learn(c, *start, *size, name);
 	return name;
@@ -704,11 +777,14 @@ static void lookup_symbol(struct ana_sym_cache *c, uint64_t addr, struct ana_sym
 		return;
 	}
 	info->name = symbol_of(c, addr, &info->sym_start, &info->sym_size);
-	info->offset = info->name ? addr - info->sym_start : 0;
 	if (!info->name) {
+		info->offset = 0;
 		info->sym_start = addr;
 		info->sym_size = 0;
+		return;
 	}
+	info->name = perf_alias(c, info->name, info->sym_start, addr, &info->sym_size);
+	info->offset = addr - info->sym_start;
 }
 
 int ana_sym_lookup_data(struct ana_dso *d, uint64_t addr, const char **name, uint64_t *offset)

@@ -87,22 +87,17 @@ record_import() {
 	return 0
 }
 
-# libc_names: script text with PLT stubs' names, and the names of the
-# functions of libc and the dynamic loader, made one placeholder
-# (addresses, offsets and objects stay).  libc's debug file gives one
-# address up to five names (strnlen, __strnlen, __GI_strnlen,
-# __GI___strnlen, __strnlen_ifunc), the loader's two (mprotect and
-# __mprotect), of which perf and amber choose differently (README); a
-# user-space recording of the workload meets them when a sample lands in
-# the loader's relocations or on the page fault at an ifunc resolver's
-# first instruction, as one did in a full run here (__strnlen_ifunc+0x0 in
-# perf, strnlen+0x0 in amber).
-libc_names() {
-	sed -e 's/ [^ ]*@plt+0x/ @plt+0x/' \
-	    -e 's/ [^ ]*\(+0x[0-9a-f]* ([^()]*\/libc\.so\.6)\)$/ system_function\1/' \
-	    -e 's/^[^ ]*\(+0x[0-9a-f]* ([^()]*\/libc\.so\.6)\)$/system_function\1/' \
-	    -e 's/ [^ ]*\(+0x[0-9a-f]* ([^()]*\/ld-linux[^()/]*)\)$/ system_function\1/' \
-	    -e 's/^[^ ]*\(+0x[0-9a-f]* ([^()]*\/ld-linux[^()/]*)\)$/system_function\1/'
+# plt_names: script text with PLT stubs' names made one placeholder
+# (addresses, offsets and objects stay): perf 6.1 and amber name them
+# differently (below).  The names of libc's and the dynamic loader's
+# functions are compared: where libc's debug file gives one address up to
+# five names (strnlen, __strnlen, __GI_strnlen, __GI___strnlen,
+# __strnlen_ifunc), amber names the one perf keeps, as a user-space
+# recording of the workload shows when a sample lands in the loader's
+# relocations (mprotect, __mprotect) or on the page fault at an ifunc
+# resolver's first instruction (__strnlen_ifunc+0x0).
+plt_names() {
+	sed -e 's/ [^ ]*@plt+0x/ @plt+0x/'
 }
 
 # same_script NAME: perf script on the original == export perf-script of the import.
@@ -113,8 +108,8 @@ libc_names() {
 # jumps through, as objdump does, which test_plt checks.
 same_script() {
 	_n=$1
-	perf script -i "$T/$_n.data" 2>/dev/null | libc_names >"$T/$_n.perf.txt"
-	"$ANA" export -f perf-script "$T/$_n.amber" 2>"$T/$_n.exp.log" | libc_names >"$T/$_n.amber.txt"
+	perf script -i "$T/$_n.data" 2>/dev/null | plt_names >"$T/$_n.perf.txt"
+	"$ANA" export -f perf-script "$T/$_n.amber" 2>"$T/$_n.exp.log" | plt_names >"$T/$_n.amber.txt"
 	if [ ! -s "$T/$_n.perf.txt" ]; then
 		fail "script_$_n" "perf script printed nothing"
 	elif cmp -s "$T/$_n.perf.txt" "$T/$_n.amber.txt"; then
@@ -304,9 +299,9 @@ test_system_wide() {
 }
 
 # perf script text, byte for byte, on recordings of the workload's own code
-# (hot_a only, user space): where libc has several names for one address
-# (malloc and __libc_malloc, clone3 and __clone3) perf and amber's symbol
-# tables choose differently, which is no matter of the text format.
+# (hot_a only, user space), where libc has several names for one address
+# (malloc and __libc_malloc, clone3 and __clone3): amber names the one perf
+# keeps.  PLT stubs aside (plt_names).
 test_script_identical() {
 	record_import user -e cpu-clock:u -F 999 -g -- "$W" --work 40 --mix 1,0,0 || return 0
 	same_script user
@@ -365,16 +360,16 @@ frames_same() {
 # samples (the perf.data and its import), offsets included: a caller
 # frame's offset is its return address minus the symbol's start, as perf
 # prints it.  Mostly the workload's own code and libc's start_thread are
-# hit (cpu-clock:u, --mix 1,0,0); libc's functions are compared by address
-# and offset, not name (libc_names).
+# hit (cpu-clock:u, --mix 1,0,0); PLT stubs are compared by address and
+# offset, not name (plt_names).
 test_script_symoff() {
 	[ -s "$T/user.amber" ] ||
 		record_import user -e cpu-clock:u -F 999 -g -- "$W" --work 40 --mix 1,0,0 || return 0
 	perf script -i "$T/user.data" -F comm,tid,time,period,event,ip,sym,symoff,dso \
 		>"$T/symoff.perf" 2>/dev/null
 	"$ANA" script --no-inline "$T/user.amber" >"$T/symoff.amber" 2>"$T/symoff.err"
-	script_frames "$T/symoff.perf" | libc_names >"$T/symoff.perf.n"
-	script_frames "$T/symoff.amber" | libc_names >"$T/symoff.amber.n"
+	script_frames "$T/symoff.perf" | plt_names >"$T/symoff.perf.n"
+	script_frames "$T/symoff.amber" | plt_names >"$T/symoff.amber.n"
 	callers=$(grep -c '^run_mix+0x[0-9a-f]* (' "$T/symoff.perf.n")
 	if [ "$callers" = 0 ]; then
 		fail script_symoff "perf script shows no caller frame run_mix+OFF"
