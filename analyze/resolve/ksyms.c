@@ -57,7 +57,7 @@ static void add_line(struct ana_ksyms *k, const struct amb_kallsym *sym)
 
 /*
  * Sort @syms by address, aliases (equal addresses) in their text order,
- * which ana_ksyms_find() relies on to show the first one.  An LSD radix
+ * which ana_ksyms_find() relies on to show the last one.  An LSD radix
  * sort, 8 bits a pass, is stable; the passes over a byte that all
  * addresses share (most of the high ones) are skipped.
  */
@@ -195,9 +195,11 @@ const struct ana_ksym *ana_ksyms_find(const struct ana_ksyms *k, uint64_t addr,
 	s = &k->syms[i];
 	if (i + 1 == k->nr && addr - s->addr >= KSYM_LAST_SPAN)
 		return NULL;
-	/* Aliases share an address; the first of them is the one shown. */
-	while (i > 0 && k->syms[i - 1].addr == s->addr)
-		s = &k->syms[--i];
+	/* Of the aliases sharing an address, syms[lo] is the last in the
+	 * text, the one perf 6.1 shows: it gives each kernel symbol the end
+	 * where the next one starts, so only the last of a run of aliases has
+	 * a size, and of symbols at one start it keeps one with a size
+	 * (memset, __memset, __pi_memset: __pi_memset). */
 	if (offset)
 		*offset = addr - s->addr;
 	return s;

@@ -39,7 +39,8 @@ static void test_parse_and_find(void **state)
 
 	s = ana_ksyms_find(k, 0xffffffff81000010ull, &off);
 	assert_non_null(s);
-	assert_true(!strcmp(s->name, "_text") || !strcmp(s->name, "startup_64"));
+	/* Of two aliases the last in the text, as perf 6.1 shows them. */
+	assert_string_equal(s->name, "startup_64");
 	assert_int_equal(off, 0x10);
 	assert_null(s->module);
 
@@ -199,8 +200,8 @@ static uint64_t next_rand(uint64_t *x)
 /*
  * What ana_ksyms_find() must answer, by brute force over the symbols in
  * text order: the highest start at or below @addr, and of the aliases
- * starting there the first in the text; the highest symbol of all covers
- * 1 MiB only.
+ * starting there the last in the text (perf's); the highest symbol of all
+ * covers 1 MiB only.
  */
 static size_t find_expected(const uint64_t *addr, size_t nr, uint64_t a)
 {
@@ -209,7 +210,7 @@ static size_t find_expected(const uint64_t *addr, size_t nr, uint64_t a)
 
 	for (i = 0; i < nr; i++) {
 		top = addr[i] > top ? addr[i] : top;
-		if (addr[i] <= a && (best == SIZE_MAX || addr[i] > addr[best]))
+		if (addr[i] <= a && (best == SIZE_MAX || addr[i] >= addr[best]))
 			best = i;
 	}
 	if (best != SIZE_MAX && addr[best] == top && a - top >= (1u << 20))
