@@ -75,15 +75,15 @@ static unsigned event_fields(const struct ana_event *e)
 	return f;
 }
 
-/* The address perf shows for a frame: its ELF address in its object, a
- * kernel address as it is. */
+/* The address perf shows for a frame: where it is in its object's file
+ * (perf's map_ip(), which is also the ELF address in a shared object's
+ * code, but 0x400000 less in a non-PIE executable's), a kernel address or
+ * one outside any mapping as it is. */
 static uint64_t frame_addr(const struct ana_loc *loc)
 {
-	if (loc->kernel)
+	if (loc->kernel || !loc->map)
 		return loc->addr;
-	if (loc->kind == ANA_LOC_SYM || loc->kind == ANA_LOC_NO_SYM)
-		return loc->vaddr;
-	return loc->map ? ana_map_file_offset(loc->map, loc->addr) : loc->addr;
+	return ana_map_file_offset(loc->map, loc->addr);
 }
 
 /* "sym+0xoff (dso)", or "[unknown] (dso)". */

@@ -301,12 +301,17 @@ test_system_wide() {
 # perf script text, byte for byte, on recordings of the workload's own code
 # (hot_a only, user space), where libc has several names for one address
 # (malloc and __libc_malloc, clone3 and __clone3): amber names the one perf
-# keeps.  PLT stubs aside (plt_names).
+# keeps.  PLT stubs aside (plt_names).  The static workload is a non-PIE
+# executable, loaded at 0x400000: perf shows a frame's address in the file
+# (0x1c53 for hot_a+0x33 at 0x401c53).
 test_script_identical() {
 	record_import user -e cpu-clock:u -F 999 -g -- "$W" --work 40 --mix 1,0,0 || return 0
 	same_script user
 	record_import plain -e cpu-clock:u -F 999 -- "$W" --work 40 --mix 1,0,0 || return 0
 	same_script plain
+	record_import static -e cpu-clock:u -F 999 -g -- "$PROG/workload-static" --work 40 \
+		--mix 1,0,0 || return 0
+	same_script static
 }
 
 # script_frames FILE: script text with each sample's header reduced to
