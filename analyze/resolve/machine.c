@@ -19,6 +19,12 @@ struct proc {
 	struct ana_map *maps;  /* sorted by start, never overlapping */
 	size_t nr, cap;
 	uint64_t gen;          /* names this state of @maps: ana_machine_space_gen() */
+	/* The maps before the last exec, until the process is seen running
+	 * in user mode (ana_machine_ran_user()): a sample taken inside execve
+	 * still holds the old image's user registers, its syscall in the old
+	 * libc, which the new maps do not cover. */
+	struct ana_map *old;
+	size_t nr_old;
 };
 
 struct ana_thread {
@@ -71,6 +77,7 @@ struct ana_machine {
 	struct amb_hashmap threads;    /* tid -> struct ana_thread */
 	struct amb_hashmap procs;      /* pid -> struct proc */
 	uint64_t broken_chains;        /* frame-pointer chains cut (stackwalk.c) */
+	size_t pre_exec;               /* procs with an old image (proc.old) */
 	const struct ana_dso *broken_dsos[4]; /* after frames of these */
 };
 
@@ -114,6 +121,7 @@ void ana_machine_free(struct ana_machine *m)
 		struct proc *p = slot->value;
 
 		free(p->maps);
+		free(p->old);
 		free(p);
 	}
 	amb_hashmap_free(&m->threads);
@@ -127,6 +135,18 @@ void ana_machine_free(struct ana_machine *m)
 static void proc_changed(struct ana_machine *m, struct proc *p)
 {
 	p->gen = ++m->gen;
+}
+
+/* Forget @p's image before its last exec, if it has one. */
+static void proc_drop_old(struct ana_machine *m, struct proc *p)
+{
+	if (!p->old)
+		return;
+	free(p->old);
+	p->old = NULL;
+	p->nr_old = 0;
+	m->pre_exec--;
+	proc_changed(m, p);
 }
 
 static struct proc *proc_get(struct ana_machine *m, uint32_t pid)
@@ -147,12 +167,13 @@ static struct proc *proc_get(struct ana_machine *m, uint32_t pid)
 	return p;
 }
 
-static int proc_copy_maps(struct proc *dst, const struct proc *src)
+static int proc_copy_maps(struct ana_machine *m, struct proc *dst, const struct proc *src)
 {
 	struct ana_map *maps = NULL;
 
 	if (dst == src)
 		return 0;
+	proc_drop_old(m, dst);
 	if (src->nr) {
 		maps = malloc(src->nr * sizeof(*maps));
 		if (!maps)
@@ -263,21 +284,26 @@ size_t ana_thread_map_count(const struct ana_thread *t)
 	return t->proc->nr;
 }
 
-/* Index of the first map whose end is above @addr (the only candidate to
- * contain it), or nr. */
-static size_t maps_upper(const struct proc *p, uint64_t addr)
+/* Index of the first of @nr sorted @maps whose end is above @addr (the
+ * only candidate to contain it), or @nr. */
+static size_t maps_upper_in(const struct ana_map *maps, size_t nr, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nr;
+	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p->maps[mid].end <= addr)
+		if (maps[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+static size_t maps_upper(const struct proc *p, uint64_t addr)
+{
+	return maps_upper_in(p->maps, p->nr, addr);
 }
 
 const struct ana_map *ana_thread_find_map(const struct ana_thread *t, uint64_t addr)
@@ -287,6 +313,12 @@ const struct ana_map *ana_thread_find_map(const struct ana_thread *t, uint64_t a
 
 	if (i < p->nr && p->maps[i].start <= addr)
 		return &p->maps[i];
+	/* Inside execve: the old image's, where the new one has nothing. */
+	if (p->nr_old) {
+		i = maps_upper_in(p->old, p->nr_old, addr);
+		if (i < p->nr_old && p->old[i].start <= addr)
+			return &p->old[i];
+	}
 	return NULL;
 }
 
@@ -399,8 +431,21 @@ static int process_comm(struct ana_machine *m, const struct ana_record *rec)
 		return -ENOMEM;
 	}
 	if (rec->u.comm.exec) {
-		t->proc->nr = 0;   /* the old image is gone; its MMAP2s follow */
-		proc_changed(m, t->proc);
+		/* The new image's MMAP2s follow; the old one stays for the
+		 * samples still inside execve. */
+		struct proc *p = t->proc;
+
+		proc_drop_old(m, p);
+		if (p->nr) {
+			p->old = p->maps;
+			p->nr_old = p->nr;
+			m->pre_exec++;
+		} else {
+			free(p->maps);
+		}
+		p->maps = NULL;
+		p->nr = p->cap = 0;
+		proc_changed(m, p);
 	}
 	return 0;
 }
@@ -436,7 +481,8 @@ static int process_fork(struct ana_machine *m, const struct ana_record *rec)
 
 		proc_changed(m, child->proc);
 		if (pp)
-			return proc_copy_maps(child->proc, pp);
+			return proc_copy_maps(m, child->proc, pp);
+		proc_drop_old(m, child->proc);
 		child->proc->nr = 0;
 	}
 	return 0;
@@ -684,6 +730,21 @@ const char *ana_loc_dso_name(const struct ana_loc *loc)
 	if (loc->dso)
 		return loc->dso->short_name;
 	return "[unknown]";
+}
+
+const size_t *ana_machine_pre_exec(const struct ana_machine *m)
+{
+	return &m->pre_exec;
+}
+
+bool ana_machine_ran_user(struct ana_machine *m, uint32_t pid)
+{
+	struct proc *p = m->pre_exec ? id_get(&m->procs, pid) : NULL;
+
+	if (!p || !p->old)
+		return false;
+	proc_drop_old(m, p);
+	return true;
 }
 
 uint64_t ana_machine_space_gen(const struct ana_machine *m, const struct ana_thread *t)

@@ -174,6 +174,19 @@ static inline const char *ana_loc_mangled(const struct ana_loc *loc)
 }
 
 /*
+ * Processes inside execve.  After a COMM record of an exec the old image's
+ * maps stay behind the new ones (ana_thread_find_map() falls back to them)
+ * until the process is seen in user mode: a sample taken inside execve
+ * still carries the old image's user registers.  ana_machine_pre_exec()
+ * points at the number of processes with an old image, for a cheap check
+ * on every sample; ana_machine_ran_user() says that a sample of process
+ * @pid ran in user mode, which forgets its old image, and returns whether
+ * there was one (its address space then changed: ana_machine_space_gen()).
+ */
+const size_t *ana_machine_pre_exec(const struct ana_machine *m);
+bool ana_machine_ran_user(struct ana_machine *m, uint32_t pid);
+
+/*
  * A value naming the state of @t's address space (or, with @t NULL, of the
  * kernel's symbols): it changes whenever a mapping of @t's process or the
  * kernel symbols change, and is never reused for another state while @m

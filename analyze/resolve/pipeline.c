@@ -51,6 +51,7 @@ struct ana_pipeline {
 		uint64_t space_gen;
 	} threads[THREAD_CACHE];
 	uint64_t thread_gen;
+	const size_t *pre_exec;          /* ana_machine_pre_exec() */
 };
 
 void ana_pipeline_opts_init(struct ana_pipeline_opts *o)
@@ -163,6 +164,7 @@ int ana_pipeline_open(const char *path, struct ana_pipeline_opts *o, struct ana_
 	if (!p->m || ana_embed_open(ana_session_reader(p->s), NULL, &p->embed) ||
 	    ana_machine_load_session(p->m, p->s) || make_unwinder(p))
 		goto fail;
+	p->pre_exec = ana_machine_pre_exec(p->m);
 	if (!o->host_files_only && ana_embed_count(p->embed))
 		ana_dso_table_set_embedded(p->dsos, ana_embed_lookup, p->embed);
 	if (o->tracepoints || ana_field_filter_active(&o->ff)) {
@@ -271,6 +273,10 @@ static int on_record(void *ctx, const struct ana_record *rec)
 		return on_other(p, rec);
 	s = &rec->u.sample;
 	p->st.samples++;
+	/* A process seen in user mode has left execve: its old image goes,
+	 * whatever the filters keep (and the threads' cached state with it). */
+	if (*p->pre_exec && s->cpumode == PERF_RECORD_MISC_USER && ana_machine_ran_user(p->m, s->pid))
+		p->thread_gen++;
 	if (p->filter.time_spec && !ana_filter_time(&p->filter, s->time))
 		goto filtered;
 	if (p->event && (!s->evt || (s->evt != p->event && strcmp(s->evt->name, p->event->name))))

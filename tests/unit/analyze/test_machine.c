@@ -209,9 +209,11 @@ static void test_fork_exec(void **state)
 {
 	struct fixture *f = *state;
 	struct ana_thread *parent, *child, *thr;
+	uint64_t gen;
 
 	comm(f->m, 1, 1, "sh", false);
 	mmap2(f->m, 1, 0x400000, 0x1000, 0, "/bin/sh");
+	mmap2(f->m, 1, 0x7000000, 0x1000, 0, "/lib/libc.so.6");
 	parent = ana_machine_find_thread(f->m, 1);
 
 	fork_(f->m, PERF_RECORD_FORK, 2, 1, 2, 1);
@@ -219,13 +221,31 @@ static void test_fork_exec(void **state)
 	assert_string_equal(ana_thread_comm(child), "sh");
 	assert_string_equal(ana_thread_find_map(child, 0x400000)->dso->path, "/bin/sh");
 
-	/* The child's address space is a copy: changing it leaves the parent's. */
+	/*
+	 * The child's address space is a copy: changing it leaves the
+	 * parent's.  After an exec the old image answers where the new one
+	 * has nothing, until the process is seen in user mode: a sample
+	 * inside execve still holds the old image's user registers (its
+	 * syscall in the old libc).
+	 */
+	assert_int_equal(*ana_machine_pre_exec(f->m), 0);
 	comm(f->m, 2, 2, "workload", true);
 	assert_string_equal(ana_thread_comm(child), "workload");
-	assert_null(ana_thread_find_map(child, 0x400000));
+	assert_int_equal(*ana_machine_pre_exec(f->m), 1);
+	assert_string_equal(ana_thread_find_map(child, 0x400000)->dso->path, "/bin/sh");
 	mmap2(f->m, 2, 0x400000, 0x2000, 0, "/usr/bin/workload");
 	assert_string_equal(ana_thread_find_map(child, 0x400000)->dso->path, "/usr/bin/workload");
+	assert_string_equal(ana_thread_find_map(child, 0x7000000)->dso->path, "/lib/libc.so.6");
 	assert_string_equal(ana_thread_find_map(parent, 0x400000)->dso->path, "/bin/sh");
+	assert_false(ana_machine_ran_user(f->m, 1));
+	gen = ana_machine_space_gen(f->m, child);
+	assert_true(ana_machine_ran_user(f->m, 2));
+	assert_true(ana_machine_space_gen(f->m, child) != gen);
+	assert_int_equal(*ana_machine_pre_exec(f->m), 0);
+	assert_null(ana_thread_find_map(child, 0x7000000));
+	assert_string_equal(ana_thread_find_map(child, 0x400000)->dso->path, "/usr/bin/workload");
+	assert_false(ana_machine_ran_user(f->m, 2));
+	assert_string_equal(ana_thread_find_map(parent, 0x7000000)->dso->path, "/lib/libc.so.6");
 
 	/* Threads share their process's address space. */
 	fork_(f->m, PERF_RECORD_FORK, 2, 2, 3, 2);
@@ -329,8 +349,14 @@ static void test_resolve_after_changes(void **state)
 	ana_machine_resolve(f->m, child, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
 	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
 
-	/* Exec empties it. */
+	/* Exec empties it, once the process is seen in user mode (until then
+	 * the old image answers where the new one has nothing). */
 	comm(f->m, 9, 9, "app2", true);
+	assert_int_not_equal(ana_stack_key(f->m, NULL, t, &smp), key);
+	key = ana_stack_key(f->m, NULL, t, &smp);
+	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
+	assert_string_equal(ana_loc_dso_name(&loc), "b.so");
+	assert_true(ana_machine_ran_user(f->m, 9));
 	assert_int_not_equal(ana_stack_key(f->m, NULL, t, &smp), key);
 	ana_machine_resolve(f->m, t, PERF_RECORD_MISC_USER, 0x1100, 0x1100, 0, &loc);
 	assert_int_equal(loc.kind, ANA_LOC_UNKNOWN);
