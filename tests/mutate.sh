@@ -220,7 +220,7 @@ mutation sym_tls_kept analyze/resolve/symbols.c \
 	"unit:analyze/test_sym_ranges"
 # perf's choice among functions at one start without "non-weak first".
 mutation perf_alias_weak_first analyze/resolve/symbols.c \
-	's|	if ((a->bind == 2) != (b->bind == 2))      /\* weak \*/|	if (0)|' \
+	's/	if ((a->bind == RANK_WEAK) != (b->bind == RANK_WEAK))/	if (0)/' \
 	"unit:analyze/test_sym_ranges cli:test_import.sh:script_user"
 # ... or perf's choice where it ends before the address.
 mutation perf_alias_past_end analyze/resolve/symbols.c \

@@ -369,13 +369,15 @@ static void spans_sort(struct sym_span *a, struct sym_span *tmp, size_t n)
 
 /* GELF_ST_BIND as libdwfl ranks bindings when two symbols contain an
  * address: global over weak over local over anything else. */
+enum { RANK_OTHER, RANK_LOCAL, RANK_WEAK, RANK_GLOBAL };
+
 static uint8_t bind_rank(const GElf_Sym *sym)
 {
 	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL: return 3;
-	case STB_WEAK:   return 2;
-	case STB_LOCAL:  return 1;
-	default:         return 0;
+	case STB_GLOBAL: return RANK_GLOBAL;
+	case STB_WEAK:   return RANK_WEAK;
+	case STB_LOCAL:  return RANK_LOCAL;
+	default:         return RANK_OTHER;
 	}
 }
 
@@ -664,10 +666,10 @@ static bool perf_prefers(const struct sym_span *a, const struct sym_span *b)
 
 	if (asized != bsized)
 		return bsized;
-	if ((a->bind == 2) != (b->bind == 2))      /* weak */
-		return a->bind == 2;
-	if ((a->bind == 3) != (b->bind == 3))      /* global */
-		return b->bind == 3;
+	if ((a->bind == RANK_WEAK) != (b->bind == RANK_WEAK))
+		return a->bind == RANK_WEAK;
+	if ((a->bind == RANK_GLOBAL) != (b->bind == RANK_GLOBAL))
+		return b->bind == RANK_GLOBAL;
 	au = leading_underscores(a->name);
 	bu = leading_underscores(b->name);
 	if (au != bu)
