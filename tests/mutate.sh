@@ -195,7 +195,7 @@ mutation comm_filter_ignored analyze/resolve/filter.c \
 	"unit:analyze/test_report_core"
 # The children of the outermost frame: --children walks all but the last.
 mutation children_skip_outermost analyze/cmd/cmd_report.c \
-	's/for (i = leaf; i < r->nr_frames; i++) {/for (i = leaf; i + 1 < r->nr_frames; i++) {/' \
+	's/for (unsigned k = leaf; k < r->nr_frames; k++) {/for (unsigned k = leaf; k + 1 < r->nr_frames; k++) {/' \
 	"unit:analyze/test_report_core cli:test_children.sh"
 # The codec's room for a branch stack computed as a product that wraps.
 mutation codec_branch_room_wraps format/codec_sample_dec.c \
