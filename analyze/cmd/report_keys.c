@@ -97,9 +97,9 @@ void ana_report_hist_free(struct hist *h)
 	free(h->ids);
 }
 
-/* Add @period along the path @names[0..n) below @root; the path's last
- * node in *@end (NULL for n = 0), to add to again with
- * ana_report_cg_add_again(). */
+/* Add @period along the path @steps[0..n) below @root, a new node taking
+ * its step's name and order; the path's last node in *@end (NULL for
+ * n = 0), to add to again with ana_report_cg_add_again(). */
 int ana_report_cg_add(struct cg_node **root, const struct cg_step *steps, unsigned n,
 		      uint64_t period, struct cg_node **end)
 {
