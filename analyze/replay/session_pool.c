@@ -74,10 +74,39 @@ static struct block_slot *slot_get(struct block_pool *bp)
 	return sl;
 }
 
+/*
+ * Drop the decoded block at [@p, @p + @len) from this core's caches, and
+ * from every other's, once the merge has parsed it.  A worker decodes a
+ * later block into the same buffer: lines another core still holds cost
+ * that worker a probe of the other core each, and where the two cores
+ * share no cache (cores of different core complexes, as the vCPUs of
+ * cloud hosts often are) that doubled its decoding time (one -j 2 worker
+ * on 111 blocks of 1 MiB: 55 ms with the lines dropped, 130-150 ms
+ * without; report -j 2 on 1.16M samples 73 ms against 99, median of 25).
+ * Where the cores share their caches the flush costs the merge about 4%
+ * (both threads on one CPU: 98.5 ms against 95.5).  Only x86 has an
+ * instruction for it that every process may use; elsewhere nothing is
+ * done.
+ */
+static void drop_lines(const void *p, size_t len)
+{
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
+	const uintptr_t line = 64, end = (uintptr_t)p + len;
+
+	for (uintptr_t a = (uintptr_t)p & ~(line - 1); a < end; a += line)
+		__builtin_ia32_clflush((const void *)a);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 void ana_block_pool_put(struct block_pool *bp, struct block_slot *sl)
 {
 	if (!sl)
 		return;
+	if (!sl->err && sl->data)
+		drop_lines(sl->data, sl->len);
 	pthread_mutex_lock(&bp->lock);
 	sl->next = bp->free;
 	bp->free = sl;
