@@ -18,7 +18,9 @@
 #    BENCH_CODEC_WORK rounds, 830 by default); verify, report, script and
 #    flame with -j 1 and -j 2, on it and on its copy in today's encoding
 #    (the baseline: -j 1 on today's encoding is the old single-threaded
-#    path), best of BENCH_REPEAT (3) runs, output to /dev/null.  "report"
+#    path), best of BENCH_REPEAT (3) rounds, each of which runs every
+#    configuration once (a slow stretch of the host falls on all of
+#    them alike), output to /dev/null.  "report"
 #    is self overhead (--no-children -g none), the report the targets were
 #    set on; "report -g" is report's default on a -g recording, with
 #    children and call graphs, as perf's.  Targets: report -j 2 at least
@@ -213,45 +215,49 @@ BEGIN {
 # --- 3. decoding --------------------------------------------------------------------
 
 echo
-echo "bench codec: 3. decoding: -F 50000 -g, workload --work $BIGWORK; best of $REPEAT runs"
+echo "bench codec: 3. decoding: -F 50000 -g, workload --work $BIGWORK; best of $REPEAT rounds"
 "$REC" -e cpu-clock -F 50000 -g -o "$TMP/big.amber" -- "$WORKLOAD" --threads 2 --work "$BIGWORK" \
 	>/dev/null 2>"$TMP/rec.err" || die "amber-rec big: $(tail -n 2 "$TMP/rec.err")"
 "$RECODEC" -c zstd "$TMP/big.amber" "$TMP/big-today.amber" || die "recodec big"
 echo "  $(amber_samples "$TMP/big.amber") samples; $(size "$TMP/big.amber") bytes (today's encoding $(size "$TMP/big-today.amber"))"
 
-# best CMD...: the best wall time of REPEAT runs in seconds, to the
-# millisecond (GNU date's nanoseconds), output to /dev/null.
-best() {
-	: >"$TMP/runs"
-	r=0
-	while [ $r -lt "$REPEAT" ]; do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>"$TMP/err" &&
-			awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f\n", (b - a) / 1e9 }' \
-				>>"$TMP/runs"
-		r=$((r + 1))
-	done
-	sort -g "$TMP/runs" | head -n 1
+# once KEY CMD...: one run of CMD, output to /dev/null; its wall time in
+# seconds, to the millisecond (GNU date's nanoseconds), appended to
+# $TMP/dec as "KEY SECONDS".  A run that fails is left out.
+once() {
+	k=$1
+	shift
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>"$TMP/err" &&
+		awk -v k="$k" -v a="$t0" -v b="$(date +%s%N)" \
+			'BEGIN { printf "%s %.3f\n", k, (b - a) / 1e9 }' >>"$TMP/dec"
 }
 
+# Every configuration once per round, REPEAT rounds, the best of each
+# kept: a slow stretch of a shared host then falls on all of them alike,
+# not on the few that ran in it.
 : >"$TMP/dec"
-for f in big-today big; do
-	echo "$f verify - $(best "$ANA" verify "$TMP/$f.amber")" >>"$TMP/dec"
-	for c in report report-g script flame; do
-		case $c in
-		report)   cmd="report --no-children -g none" ;;
-		report-g) cmd=report ;;
-		*)        cmd=$c ;;
-		esac
-		for j in 1 2; do
-			# shellcheck disable=SC2086
-			echo "$f $c $j $(best "$ANA" $cmd -j $j "$TMP/$f.amber")" >>"$TMP/dec"
+r=0
+while [ $r -lt "$REPEAT" ]; do
+	for f in big-today big; do
+		once "$f verify -" "$ANA" verify "$TMP/$f.amber"
+		for c in report report-g script flame; do
+			case $c in
+			report)   cmd="report --no-children -g none" ;;
+			report-g) cmd=report ;;
+			*)        cmd=$c ;;
+			esac
+			for j in 1 2; do
+				# shellcheck disable=SC2086
+				once "$f $c $j" "$ANA" $cmd -j $j "$TMP/$f.amber"
+			done
 		done
 	done
+	r=$((r + 1))
 done
 awk '
 function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.2f", a / b) : "-" }
-{ t[$1 " " $2 " " $3] = $4 }
+{ k = $1 " " $2 " " $3; if (!(k in t) || $4 < t[k]) t[k] = $4 }
 END {
 	printf "  %-8s %14s %14s %14s %14s | %9s %9s\n", "", "today -j1 s", "today -j2 s", "codec -j1 s",
 		"codec -j2 s", "speed-up", "-j1/verify"
