@@ -27,7 +27,8 @@
 #    1.6x faster than today; report -j 1 within 1.5x of verify on the same
 #    file.
 # 4. Recorder CPU at -F 4000 -g for amber-rec and perf record, median of
-#    BENCH_REPEAT runs: recorder and workload together (target: at most
+#    BENCH_REPEAT rounds in which the bare workload and the recorders take
+#    turns: recorder and workload together (target: at most
 #    perf's; it includes what recording costs the workload, such as the
 #    cache a compressing writer takes from it), and the recorder's own
 #    processes alone (the total less the workload's own CPU time, measured
@@ -277,42 +278,57 @@ END {
 
 echo
 echo "bench codec: 4. recorder CPU at -e cpu-clock -F 4000 -g, workload --threads 2 --work 300, median of $REPEAT"
-# cpu RECORDER: "TOTAL OWN", user+sys seconds of the recorder with its
-# workload and of the recorder alone, medians of REPEAT runs.  The workload
-# runs under an inner /usr/bin/time, whose figure (the workload's CPU, the
-# kernel's sampling interrupts included, the same for both recorders at one
-# frequency, and whatever the recorder's work costs the workload) is taken
-# from the total: what is left is the recorder's own processes, its drain,
-# writer and compression.
-cpu() {
+# once_cpu RECORDER: one run of the workload under RECORDER (bare: none),
+# appending to $TMP/RECORDER.total the user+sys seconds of the recorder
+# with its workload and to $TMP/RECORDER.own those of the recorder alone.
+# The workload runs under an inner /usr/bin/time, whose figure (the
+# workload's CPU, the kernel's sampling interrupts included, the same for
+# both recorders at one frequency, and whatever the recorder's work costs
+# the workload) is taken from the total: what is left is the recorder's
+# own processes, its drain, writer and compression.
+once_cpu() {
 	who=$1
 	set -- /usr/bin/time -f '%U %S' -o "$TMP/inner" "$WORKLOAD" --threads 2 --work 300
-	: >"$TMP/runs"
-	: >"$TMP/own"
-	r=0
-	while [ $r -lt "$REPEAT" ]; do
-		rm -f "$TMP/cpu.out" "$TMP/cpu.out.old" "$TMP/inner"
-		case $who in
-		perf)  /usr/bin/time -f '%U %S' -o "$TMP/time" perf record -q -e cpu-clock -F 4000 -g \
-				-o "$TMP/cpu.out" -- "$@" >/dev/null 2>&1 ;;
-		amber) /usr/bin/time -f '%U %S' -o "$TMP/time" "$REC" -e cpu-clock -F 4000 -g \
-				-o "$TMP/cpu.out" -- "$@" >/dev/null 2>&1 ;;
-		bare)  /usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 ;;
-		esac
-		total=$(tail -n 1 "$TMP/time" | awk '{ print $1 + $2 }')
-		inner=$(tail -n 1 "$TMP/inner" 2>/dev/null | awk '{ print $1 + $2 }')
-		[ -n "$inner" ] || die "the workload's CPU time was not measured ($who)"
-		echo "$total" >>"$TMP/runs"
-		awk -v t="$total" -v i="$inner" 'BEGIN { print t - i }' >>"$TMP/own"
-		r=$((r + 1))
-	done
-	echo "$(sort -g "$TMP/runs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
-	     "$(sort -g "$TMP/own" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
+	rm -f "$TMP/cpu.out" "$TMP/cpu.out.old" "$TMP/inner"
+	case $who in
+	perf)  /usr/bin/time -f '%U %S' -o "$TMP/time" perf record -q -e cpu-clock -F 4000 -g \
+			-o "$TMP/cpu.out" -- "$@" >/dev/null 2>&1 ;;
+	amber) /usr/bin/time -f '%U %S' -o "$TMP/time" "$REC" -e cpu-clock -F 4000 -g \
+			-o "$TMP/cpu.out" -- "$@" >/dev/null 2>&1 ;;
+	bare)  /usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 ;;
+	esac
+	total=$(tail -n 1 "$TMP/time" | awk '{ print $1 + $2 }')
+	inner=$(tail -n 1 "$TMP/inner" 2>/dev/null | awk '{ print $1 + $2 }')
+	[ -n "$inner" ] || die "the workload's CPU time was not measured ($who)"
+	echo "$total" >>"$TMP/$who.total"
+	awk -v t="$total" -v i="$inner" 'BEGIN { print t - i }' >>"$TMP/$who.own"
 }
-bare=$(cpu bare)
-amber=$(cpu amber)
+
+# median FILE: the median of the numbers in FILE, one a line.
+median() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# The recorders take turns, one run each a round, so that a slow stretch
+# of the host falls on both alike.
+who_all=bare
+who_all="$who_all amber"
+[ $have_perf = yes ] && who_all="$who_all perf"
+for who in $who_all; do
+	: >"$TMP/$who.total"
+	: >"$TMP/$who.own"
+done
+r=0
+while [ $r -lt "$REPEAT" ]; do
+	for who in $who_all; do
+		once_cpu "$who"
+	done
+	r=$((r + 1))
+done
+bare="$(median "$TMP/bare.total") -"
+amber="$(median "$TMP/amber.total") $(median "$TMP/amber.own")"
 perfc="- -"
-[ $have_perf = yes ] && perfc=$(cpu perf)
+[ $have_perf = yes ] && perfc="$(median "$TMP/perf.total") $(median "$TMP/perf.own")"
 echo "$bare $amber $perfc" | awk '{
 	b = $1; a = $3; ao = $4; p = $5; po = $6
 	printf "  %-14s %8s %10s %14s\n", "", "cpu s", "over bare", "recorder only"
