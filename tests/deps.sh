@@ -6,7 +6,7 @@ PKGS="build-essential pkg-config libelf-dev libdw-dev libtraceevent-dev
 libtracefs-dev libnuma-dev libpfm4-dev libzstd-dev libxxhash-dev libcmocka-dev
 clang libclang-rt-14-dev zstd linux-perf libxml2-utils time hyperfine python3 procps sqlite3
 python3-zstandard python3-xxhash
-libdebuginfod-dev debuginfod
+libdebuginfod-dev debuginfod libc6-dbg
 chromium chromium-driver
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libiberty-dev golang-go nodejs"
 

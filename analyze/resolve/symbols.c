@@ -6,8 +6,8 @@
  *
  * Symbols come from dwfl_module_addrinfo (.symtab, else .dynsym, and the
  * separate debuginfo libdwfl finds), source lines from dwfl_module_getsrc,
- * and the inline chain from the DWARF scopes (dwarf_getscopes) around the
- * address in its CU.  Line tables and DWARF scopes are read only for the
+ * and the inline chain from the DWARF scopes around the address in its CU
+ * (lookup_inline).  Line tables and DWARF scopes are read only for the
  * addresses whose caller asks for them (ANA_SYM_SRCLINE, ANA_SYM_INLINE).
  *
  * dwfl_module_addrinfo walks the whole symbol table on each call (a
@@ -82,6 +82,23 @@ struct sym_range {
 	const char *name;
 };
 
+/* A top-level scope of a CU (a child of the CU DIE, or of a unit it
+ * imports) that holds addresses: the lowest and the highest of its
+ * ranges, and its place in the CU's order of children. */
+struct cu_scope {
+	uint64_t lo, hi;         /* [lo, hi) covers every range */
+	size_t order;
+	Dwarf_Die die;
+};
+
+/* The top-level scopes of one CU, sorted by lo, and reach[i], the highest
+ * hi of v[0..i]. */
+struct cu_scopes {
+	struct cu_scope *v;
+	uint64_t *reach;
+	size_t n;
+};
+
 struct ana_sym_cache {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -110,6 +127,11 @@ struct ana_sym_cache {
 	struct amb_hashmap shown;
 	char **demangled;
 	size_t nr_demangled, cap_demangled;
+	/* The top-level scopes of each CU an inline chain was asked in
+	 * (cu_scopes_get()), by the CU DIE's offset; @cu_list owns them. */
+	struct amb_hashmap cus;
+	struct cu_scopes **cu_list;
+	size_t nr_cus, cap_cus;
 };
 
 /* libiberty's cplus_demangle(), renamed where the Makefile links it
@@ -141,6 +163,13 @@ void ana_sym_cache_free(struct ana_sym_cache *c)
 	for (size_t i = 0; i < c->nr_demangled; i++)
 		free(c->demangled[i]);
 	free(c->demangled);
+	amb_hashmap_free(&c->cus);
+	for (size_t i = 0; i < c->nr_cus; i++) {
+		free(c->cu_list[i]->v);
+		free(c->cu_list[i]->reach);
+		free(c->cu_list[i]);
+	}
+	free(c->cu_list);
 	while (c->chunks) {
 		struct cache_chunk *next = c->chunks->next;
 
@@ -284,52 +313,279 @@ static struct cache_entry *cache_slot(struct ana_sym_cache *c, uint64_t addr)
 	return e;
 }
 
-static const char *die_name(Dwarf_Die *die)
+static const char *shown_name(struct ana_sym_cache *c, const char *name);
+
+/*
+ * The name of the function @die inlines, as binutils' addr2line gives it
+ * (and so perf, which asks addr2line): its linkage name where it has one
+ * (a C++ function's, or a C function's asm label, as glibc's __GI__Fork
+ * for _Fork), demangled as symbol names are; else its DW_AT_name.  An
+ * inlined instance names its function through DW_AT_abstract_origin;
+ * dwarf_attr_integrate() follows it (and DW_AT_specification).
+ */
+static const char *die_name(struct ana_sym_cache *c, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *name;
 
-	/* An inlined instance names its function through DW_AT_abstract_origin;
-	 * _integrate follows it (and DW_AT_specification). */
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (name)
+		return shown_name(c, name);
 	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
 	return name ? name : "??";
 }
 
-static void lookup_inline(Dwfl_Module *mod, uint64_t addr, struct ana_sym_info *info)
+/* The DIEs that can hold DIEs with addresses, which the walk enters (the
+ * tags libdw's own scope walk enters). */
+static bool may_hold_scopes(Dwarf_Die *die)
 {
-	Dwarf_Die *cu, *scopes = NULL;
-	Dwarf_Files *files = NULL;
-	Dwarf_Addr bias;
-	size_t nfiles = 0;
-	int n, i;
+	switch (dwarf_tag(die)) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return true;
+	default:
+		return false;
+	}
+}
 
-	cu = dwfl_module_addrdie(mod, addr, &bias);
+/* Imported units nest at most this deep, and one walk enters at most
+ * IMPORT_VISITS of them: a hostile file's cycles or fans of imports end
+ * there. */
+#define IMPORT_DEPTH_MAX 8
+#define IMPORT_VISITS    256
+
+/* The DW_TAG_imported_unit @die's unit into *@unit, when the walk may
+ * enter one more (*@visits left, at @depth). */
+static bool import_enter(Dwarf_Die *die, Dwarf_Die *unit, unsigned depth, unsigned *visits)
+{
+	Dwarf_Attribute attr;
+
+	if (depth >= IMPORT_DEPTH_MAX || !*visits)
+		return false;
+	--*visits;
+	return dwarf_formref_die(dwarf_attr(die, DW_AT_import, &attr), unit) != NULL;
+}
+
+/*
+ * The first child of @parent whose ranges hold @pc, into *@found; the
+ * children of a DW_TAG_imported_unit count as children of @parent, in its
+ * place (DWARF 5 §3.2.5, and what dwz makes), @depth imports down, with
+ * *@visits more to enter.  1 when one is found, 0 when none, as
+ * dwarf_haspc() answers: a DIE whose ranges cannot be read holds nothing.
+ */
+static int child_holding(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *found, unsigned depth,
+			 unsigned *visits)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
+			Dwarf_Die unit;
+
+			if (import_enter(&child, &unit, depth, visits) &&
+			    child_holding(&unit, pc, found, depth + 1, visits))
+				return 1;
+			continue;
+		}
+		if (dwarf_haspc(&child, pc) > 0) {
+			*found = child;
+			return 1;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* Append the children of @parent that hold addresses to @cs (@cap its
+ * room, @order the count of children so far), those of the units it
+ * imports in their place, as child_holding() walks them; errors as
+ * amb_ensure_cap(). */
+static int cu_scopes_add(struct cu_scopes *cs, size_t *cap, size_t *order, Dwarf_Die *parent,
+			 unsigned depth, unsigned *visits)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		Dwarf_Addr base, start, end, lo = UINT64_MAX, hi = 0;
+		ptrdiff_t off = 0;
+
+		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
+			Dwarf_Die unit;
+
+			if (import_enter(&child, &unit, depth, visits) &&
+			    cu_scopes_add(cs, cap, order, &unit, depth + 1, visits))
+				return -ENOMEM;
+			continue;
+		}
+		(*order)++;
+		while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
+			lo = AMB_MIN(lo, start);
+			hi = AMB_MAX(hi, end);
+		}
+		if (lo >= hi)
+			continue;
+		if (amb_ensure_cap((void **)&cs->v, cap, sizeof(*cs->v), cs->n + 1))
+			return -ENOMEM;
+		cs->v[cs->n++] = (struct cu_scope){ lo, hi, *order, child };
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int cu_scope_cmp(const void *a, const void *b)
+{
+	const struct cu_scope *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * The top-level scopes of @cu, made on first use.  child_holding() on a
+ * CU asks dwarf_haspc() of every child in turn, types and declarations
+ * included: 280,000 instructions an address in libc's CUs.  NULL without
+ * memory (the caller then walks the children).
+ */
+static struct cu_scopes *cu_scopes_get(struct ana_sym_cache *c, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu), h = amb_hash_u64(key);
+	struct cu_scopes *cs = amb_hashmap_find_u64(&c->cus, h, key);
+	size_t cap = 0, order = 0;
+	unsigned visits = IMPORT_VISITS;
+
+	if (cs)
+		return cs;
+	if (amb_ensure_cap((void **)&c->cu_list, &c->cap_cus, sizeof(*c->cu_list), c->nr_cus + 1))
+		return NULL;
+	cs = calloc(1, sizeof(*cs));
+	if (!cs)
+		return NULL;
+	if (cu_scopes_add(cs, &cap, &order, cu, 0, &visits) ||
+	    !(cs->reach = malloc((cs->n ? cs->n : 1) * sizeof(*cs->reach))))
+		goto fail;
+	qsort(cs->v, cs->n, sizeof(*cs->v), cu_scope_cmp);
+	for (size_t i = 0; i < cs->n; i++)
+		cs->reach[i] = i ? AMB_MAX(cs->reach[i - 1], cs->v[i].hi) : cs->v[i].hi;
+	if (amb_hashmap_add(&c->cus, h, key, cs))
+		goto fail;
+	c->cu_list[c->nr_cus++] = cs;
+	return cs;
+fail:
+	free(cs->v);
+	free(cs->reach);
+	free(cs);
+	return NULL;
+}
+
+/*
+ * child_holding() for a CU's own children, from its top-level scopes:
+ * of those whose span holds @pc, the first in the CU's order whose ranges
+ * hold it.  1 when one is found (into *@found), 0 when none.
+ */
+static int cu_child_holding(struct cu_scopes *cs, Dwarf_Addr pc, Dwarf_Die *found)
+{
+	size_t lo = 0, hi = cs->n, best = SIZE_MAX;
+
+	/* The first scope starting above @pc; those before it may hold it
+	 * while the running highest end is above it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cs->v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && cs->reach[lo] > pc) {
+		struct cu_scope *e = &cs->v[lo];
+
+		if (e->hi > pc && (best == SIZE_MAX || e->order < cs->v[best].order) &&
+		    dwarf_haspc(&e->die, pc) > 0)
+			best = lo;
+	}
+	if (best == SIZE_MAX)
+		return 0;
+	*found = cs->v[best].die;
+	return 1;
+}
+
+/*
+ * The inline chain at @addr, innermost first, into @info: every
+ * DW_TAG_inlined_subroutine on the way from the CU down to the innermost
+ * DIE holding the address, each with the function it inlines and where it
+ * was called from.  The walk is libdw's own scope walk (the first child
+ * holding the address at each level, entering only DIEs that can hold
+ * scopes), but it keeps every level: dwarf_getscopes() stops at the
+ * innermost inlined instance and goes on with the scopes of its abstract
+ * definition, so that of leaf() inlined into mid() inlined into top() it
+ * gave leaf alone (addr2line -i: leaf, mid, top), and its search for that
+ * definition walked the whole CU on every call.
+ */
+static void lookup_inline(struct ana_sym_cache *c, uint64_t addr, struct ana_sym_info *info)
+{
+	struct ana_inline_frame chain[ANA_INLINE_MAX];
+	struct cu_scopes *cs;
+	Dwarf_Die *cu, die, next;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias, pc;
+	size_t nfiles = 0;
+	unsigned n = 0, visits = IMPORT_VISITS;
+
+	cu = dwfl_module_addrdie(c->mod, addr, &bias);
 	if (!cu)
-		return;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	if (n <= 0)
 		return;
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
-	for (i = 0; i < n && info->nr_inl < ANA_INLINE_MAX; i++) {
-		struct ana_inline_frame *f;
-		Dwarf_Attribute attr;
-		Dwarf_Word w;
+	pc = addr - bias;
+	cs = cu_scopes_get(c, cu);
+	die = *cu;
+	for (int found = cs ? cu_child_holding(cs, pc, &next) :
+			      child_holding(&die, pc, &next, 0, &visits);
+	     found; found = child_holding(&die, pc, &next, 0, &visits)) {
+		die = next;
+		if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
+			struct ana_inline_frame *f;
+			Dwarf_Attribute attr;
+			Dwarf_Word w;
 
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue;
-		f = &info->inl[info->nr_inl++];
-		f->name = die_name(&scopes[i]);
-		f->file = NULL;
-		f->line = 0;
-		if (files && !dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &w) &&
-		    w < nfiles)
-			f->file = dwarf_filesrc(files, w, NULL, NULL);
-		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &w) &&
-		    w <= INT32_MAX)
-			f->line = (int)w;
+			/* Outermost first here; past ANA_INLINE_MAX levels the
+			 * innermost are kept, as the caller wants them. */
+			if (n == ANA_INLINE_MAX) {
+				memmove(chain, chain + 1, (ANA_INLINE_MAX - 1) * sizeof(chain[0]));
+				n--;
+			}
+			f = &chain[n++];
+			f->name = die_name(c, &die);
+			f->file = NULL;
+			f->line = 0;
+			if (files && !dwarf_formudata(dwarf_attr(&die, DW_AT_call_file, &attr), &w) &&
+			    w < nfiles)
+				f->file = dwarf_filesrc(files, w, NULL, NULL);
+			if (!dwarf_formudata(dwarf_attr(&die, DW_AT_call_line, &attr), &w) &&
+			    w <= INT32_MAX)
+				f->line = (int)w;
+		}
+		if (!may_hold_scopes(&die) || !dwarf_haschildren(&die))
+			break;
 	}
-	free(scopes);
+	for (unsigned i = 0; i < n; i++)
+		info->inl[i] = chain[n - 1 - i];
+	info->nr_inl = n;
 }
 
 /*
@@ -831,7 +1087,7 @@ int ana_sym_lookup(struct ana_dso *d, uint64_t addr, unsigned want,
 		e->have |= ANA_SYM_SRCLINE;
 	}
 	if ((want & ANA_SYM_INLINE) && !(e->have & ANA_SYM_INLINE)) {
-		lookup_inline(c->mod, addr, &e->info);
+		lookup_inline(c, addr, &e->info);
 		e->have |= ANA_SYM_INLINE;
 	}
 	*out = &e->info;

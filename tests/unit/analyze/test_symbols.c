@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for analyze/symbols.c and analyze/dso.c on an ELF this test
- * builds itself (cc -g -O2, with a fixed build-id): symbol + offset, source
- * line, the inline chain of an always-inline function, and the build-id
- * rules of the ELF search (a file with another build-id is never used).
- * Oracles are the compiler's own tables read with nm and the fixed build-id.
+ * Unit tests for analyze/symbols.c and analyze/dso.c on ELFs this test
+ * builds itself (cc -g -O2, with fixed build-ids): symbol + offset, source
+ * line, the inline chain of an always-inline function and of two nested
+ * ones, and the build-id rules of the ELF search (a file with another
+ * build-id is never used).  Oracles are the compiler's own tables read
+ * with nm, binutils' addr2line -i for the nested inline chain, and the
+ * fixed build-ids.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,10 +22,12 @@
 #include <cmocka.h>
 
 #include "analyze/resolve/resolve.h"
+#include "tests/unit/analyze/system_libc.h"
 #include <amber/common.h>
 
 #define BUILD_ID  "0123456789abcdef0123456789abcdef01234567"
 #define BUILD_ID2 "fedcba9876543210fedcba9876543210fedcba98"
+#define BUILD_ID3 "00112233445566778899aabbccddeeff00112233"
 
 static const char program[] =
 	"static inline __attribute__((always_inline)) int inl_fn(int x)\n" /* 1 */
@@ -42,12 +47,53 @@ static const char program[] =
 	"\treturn outer_fn(argc * 1000) & 1;\n"
 	"}\n";
 
+/* leaf_fn() inlined into mid_fn() inlined into top_fn(): two levels. */
+static const char nested_program[] =
+	"static inline __attribute__((always_inline)) unsigned leaf_fn(unsigned x)\n"
+	"{\n"
+	"\tunsigned s = 0;\n"
+	"\tfor (unsigned i = 0; i < x; i++)\n"
+	"\t\ts += (i * i) ^ (s >> 3);\n"
+	"\treturn s;\n"
+	"}\n"
+	"static inline __attribute__((always_inline)) unsigned mid_fn(unsigned x)\n"
+	"{\n"
+	"\treturn leaf_fn(x) + 3 * leaf_fn(x / 2);\n"
+	"}\n"
+	"__attribute__((noinline)) unsigned top_fn(unsigned x)\n"
+	"{\n"
+	"\treturn mid_fn(x) * 3;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\t(void)argv;\n"
+	"\treturn (int)top_fn((unsigned)argc * 1000) & 1;\n"
+	"}\n";
+
 struct fixture {
 	char dir[64];
 	char elf[128];
 	char other[128];          /* same source, other build-id */
+	char nested[128];         /* nested_program */
 	uint64_t fn_start, fn_size;
+	uint64_t top_start, top_size;
 };
+
+/* The start and size of @fn in @elf, by nm; -1 when it is not there. */
+static int nm_symbol(const char *elf, const char *fn, uint64_t *start, uint64_t *size)
+{
+	char cmd[512];
+	FILE *p;
+	int n;
+
+	snprintf(cmd, sizeof(cmd), "nm -S %s | awk '$4 == \"%s\" { print $1, $2 }'", elf, fn);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fscanf(p, "%" SCNx64 " %" SCNx64, start, size);
+	pclose(p);
+	return n == 2 ? 0 : -1;
+}
 
 static char last_warning[1024];
 static void catch_warning(void *ctx, const char *msg)
@@ -85,15 +131,20 @@ static int setup(void **state)
 		 "cc -g -O2 -Wl,--build-id=0x%s -o prog-rebuilt prog.c", f.dir, BUILD_ID, BUILD_ID2);
 	if (run(cmd))
 		return -1;
-	snprintf(cmd, sizeof(cmd), "nm -S %s | awk '$4 == \"outer_fn\" { print $1, $2 }'", f.elf);
-	p = popen(cmd, "r");
+	if (nm_symbol(f.elf, "outer_fn", &f.fn_start, &f.fn_size))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s/nested.c", f.dir);
+	p = fopen(cmd, "w");
 	if (!p)
 		return -1;
-	if (fscanf(p, "%lx %lx", &f.fn_start, &f.fn_size) != 2) {
-		pclose(p);
+	fputs(nested_program, p);
+	fclose(p);
+	snprintf(f.nested, sizeof(f.nested), "%s/nested", f.dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && cc -g -O2 -fno-omit-frame-pointer -Wl,--build-id=0x%s -o nested nested.c",
+		 f.dir, BUILD_ID3);
+	if (run(cmd) || nm_symbol(f.nested, "top_fn", &f.top_start, &f.top_size))
 		return -1;
-	}
-	pclose(p);
 	*state = &f;
 	return 0;
 }
@@ -169,6 +220,148 @@ static void test_symbol_line_inline(void **state)
 	ana_dso_table_free(t);
 }
 
+/* One frame of addr2line -i: a function and the line it is at. */
+struct a2l_frame {
+	char func[64];
+	int line;
+};
+
+struct a2l_count {
+	unsigned compared;        /* addresses addr2line knows a function of */
+	unsigned nested;          /* ... of which in two inlined functions or more */
+};
+
+/*
+ * Each address in the file @addrs (one 0x<hex> a line) of @d, whose ELF
+ * is @elf, against binutils' addr2line -i -f: its frames are the inlined
+ * functions, innermost first, then the function they are inlined into,
+ * each at the line where the one before it was inlined.  amber's inline
+ * chain must be those functions, each with the call line addr2line gives
+ * the next frame (and a file when @file_part is not NULL, with it in its
+ * name).  Addresses addr2line knows no function of are left out.
+ */
+static struct a2l_count compare_inline(struct ana_dso *d, const char *elf, const char *addrs,
+				       const char *file_part)
+{
+	struct a2l_frame fr[ANA_INLINE_MAX + 2];
+	struct a2l_count cnt = { 0, 0 };
+	char cmd[512], line[1024];
+	uint64_t addr = 0;
+	int n = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -a -i -f -e %s < %s", elf, addrs);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	/* Groups: "0x<address>", then a function line and a file:line line
+	 * per frame; the group ends where the next begins (or at EOF). */
+	for (bool more = true; more;) {
+		more = fgets(line, sizeof(line), p) != NULL;
+		line[strcspn(line, "\n")] = '\0';
+		if ((!more || !strncmp(line, "0x", 2)) && n > 0 && n <= ANA_INLINE_MAX + 1 &&
+		    strcmp(fr[0].func, "??")) {
+			const struct ana_sym_info *si;
+
+			assert_int_equal(ana_sym_lookup(d, addr, ANA_SYM_INLINE, &si), 0);
+			if (si->nr_inl != (unsigned)n - 1)
+				fail_msg("0x%" PRIx64 ": %u inlined functions, addr2line says %d (innermost %s)",
+					 addr, si->nr_inl, n - 1, fr[0].func);
+			for (int i = 0; i + 1 < n; i++) {
+				if (strcmp(si->inl[i].name, fr[i].func) || si->inl[i].line != fr[i + 1].line)
+					fail_msg("0x%" PRIx64 ": inlined function %d is %s at line %d, addr2line says %s at %d",
+						 addr, i, si->inl[i].name, si->inl[i].line, fr[i].func,
+						 fr[i + 1].line);
+				if (file_part) {
+					assert_non_null(si->inl[i].file);
+					assert_non_null(strstr(si->inl[i].file, file_part));
+				}
+			}
+			cnt.nested += n >= 3;
+			cnt.compared++;
+		}
+		if (!more)
+			break;
+		if (!strncmp(line, "0x", 2)) {
+			addr = strtoull(line, NULL, 16);
+			n = 0;
+		} else if (n >= 0) {
+			char *colon;
+
+			/* A function name, then its file:line [(discriminator N)]. */
+			if (n < (int)(sizeof(fr) / sizeof(fr[0])))
+				snprintf(fr[n].func, sizeof(fr[n].func), "%.63s", line);
+			assert_non_null(fgets(line, sizeof(line), p));
+			colon = strrchr(line, ':');
+			assert_non_null(colon);
+			if (n < (int)(sizeof(fr) / sizeof(fr[0])))
+				fr[n].line = atoi(colon + 1);
+			n++;
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	return cnt;
+}
+
+/* leaf_fn() in mid_fn() in top_fn(), every byte of top_fn(): two levels
+ * where dwarf_getscopes() gave one (leaf_fn without mid_fn). */
+static void test_nested_inline(void **state)
+{
+	struct fixture *f = *state;
+	struct ana_dso_table *t = ana_dso_table_new(NULL);
+	struct a2l_count cnt;
+	struct ana_dso *d;
+	char path[192];
+	uint8_t id[20];
+	FILE *out;
+
+	hex_to_bytes(BUILD_ID3, id);
+	d = ana_dso_table_get(t, f->nested, id, sizeof(id), true, 1);
+	assert_int_equal(ana_dso_resolve(t, d), ANA_DSO_FOUND);
+	snprintf(path, sizeof(path), "%s/addrs", f->dir);
+	out = fopen(path, "w");
+	assert_non_null(out);
+	for (uint64_t a = f->top_start; a < f->top_start + f->top_size; a++)
+		fprintf(out, "0x%" PRIx64 "\n", a);
+	fclose(out);
+	cnt = compare_inline(d, f->nested, path, "nested.c");
+	assert_true(cnt.compared > 0);
+	assert_true(cnt.nested > 0);
+	ana_dso_table_free(t);
+}
+
+/*
+ * The system's libc (with its debug file where one is installed, Debian's
+ * libc6-dbg): the first, middle and last byte of every exported function,
+ * against addr2line -i.
+ */
+static void test_libc_inline(void **state)
+{
+	const char *libc = system_libc();
+	struct fixture *f = *state;
+	struct ana_dso_table *t;
+	struct a2l_count cnt;
+	struct ana_dso *d;
+	char path[192], cmd[512];
+
+	if (!libc)
+		skip();
+	snprintf(path, sizeof(path), "%s/libc-addrs", f->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "nm -D -S --defined-only %s | awk 'NF == 4 && $3 ~ /^[TtWi]$/ && $2 !~ /^0+$/ {"
+		 " s = strtonum(\"0x\" $1); z = strtonum(\"0x\" $2);"
+		 " printf \"0x%%x\\n0x%%x\\n0x%%x\\n\", s, s + int(z / 2), s + z - 1 }' > %s",
+		 libc, path);
+	assert_int_equal(run(cmd), 0);
+	t = ana_dso_table_new(NULL);
+	d = ana_dso_table_get(t, libc, NULL, 0, true, 1);
+	assert_non_null(d);
+	assert_int_equal(ana_dso_resolve(t, d), ANA_DSO_FOUND);
+	cnt = compare_inline(d, libc, path, NULL);
+	print_message("libc: %u addresses compared, %u in nested inlined functions\n",
+		      cnt.compared, cnt.nested);
+	ana_dso_table_free(t);
+}
+
 static void test_stale_build_id(void **state)
 {
 	struct fixture *f = *state;
@@ -237,12 +430,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbol_line_inline),
+		cmocka_unit_test(test_nested_inline),
+		cmocka_unit_test(test_libc_inline),
 		cmocka_unit_test(test_stale_build_id),
 		cmocka_unit_test(test_buildid_cache_and_symfs),
 	};
 
-	if (system("cc --version >/dev/null 2>&1 && nm --version >/dev/null 2>&1")) {
-		printf("[  SKIPPED ] test_symbols: cc or nm missing\n");
+	if (system("cc --version >/dev/null 2>&1 && nm --version >/dev/null 2>&1 && "
+		   "addr2line --version >/dev/null 2>&1")) {
+		printf("[  SKIPPED ] test_symbols: cc, nm or addr2line missing\n");
 		return 0;
 	}
 	return cmocka_run_group_tests(tests, setup, teardown);
