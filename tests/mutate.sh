@@ -240,6 +240,16 @@ mutation perfscript_elf_address analyze/view/export_perfscript.c \
 mutation pre_exec_dropped analyze/resolve/machine.c \
 	's/		if (p->nr) {/		if (0) {/' \
 	"unit:analyze/test_machine cli:test_import.sh:script_exec"
+# An inline chain cut to its innermost level, as dwarf_getscopes() gave it
+# (leaf without mid).
+mutation inline_innermost_only analyze/resolve/symbols.c \
+	's/^\t\t\tf = \&chain\[n++\];$/\t\t\tn = 0;\n\t\t\tf = \&chain[n++];/' \
+	"unit:analyze/test_symbols"
+# An inlined function named by DW_AT_name where it has a linkage name
+# (_Fork, where addr2line says __GI__Fork).
+mutation inline_name_not_linkage analyze/resolve/symbols.c \
+	's/^\t\treturn shown_name(c, name);$/\t\tname = NULL;/' \
+	"unit:analyze/test_symbols"
 # A PLT stub's GOT slot read one byte short: no stub named.
 mutation plt_slot_off_by_one analyze/resolve/plt.c \
 	's/\*slot = addr + p + 6 + /*slot = addr + p + 5 + /' \
