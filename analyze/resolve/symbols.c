@@ -128,10 +128,8 @@ struct ana_sym_cache {
 	char **demangled;
 	size_t nr_demangled, cap_demangled;
 	/* The top-level scopes of each CU an inline chain was asked in
-	 * (cu_scopes_get()), by the CU DIE's offset; @cu_list owns them. */
+	 * (cu_scopes_get()), by the CU DIE's offset; owns them. */
 	struct amb_hashmap cus;
-	struct cu_scopes **cu_list;
-	size_t nr_cus, cap_cus;
 };
 
 /* libiberty's cplus_demangle(), renamed where the Makefile links it
@@ -149,6 +147,8 @@ static const Dwfl_Callbacks offline_callbacks = {
 
 void ana_sym_cache_free(struct ana_sym_cache *c)
 {
+	struct amb_hashmap_slot *slot;
+
 	if (!c)
 		return;
 	if (c->dwfl)
@@ -163,13 +163,14 @@ void ana_sym_cache_free(struct ana_sym_cache *c)
 	for (size_t i = 0; i < c->nr_demangled; i++)
 		free(c->demangled[i]);
 	free(c->demangled);
-	amb_hashmap_free(&c->cus);
-	for (size_t i = 0; i < c->nr_cus; i++) {
-		free(c->cu_list[i]->v);
-		free(c->cu_list[i]->reach);
-		free(c->cu_list[i]);
+	amb_hashmap_for_each(&c->cus, slot) {
+		struct cu_scopes *cs = slot->value;
+
+		free(cs->v);
+		free(cs->reach);
+		free(cs);
 	}
-	free(c->cu_list);
+	amb_hashmap_free(&c->cus);
 	while (c->chunks) {
 		struct cache_chunk *next = c->chunks->next;
 
@@ -379,70 +380,82 @@ static bool import_enter(Dwarf_Die *die, Dwarf_Die *unit, unsigned depth, unsign
 }
 
 /*
- * The first child of @parent whose ranges hold @pc, into *@found; the
- * children of a DW_TAG_imported_unit count as children of @parent, in its
- * place (DWARF 5 §3.2.5, and what dwz makes), @depth imports down, with
- * *@visits more to enter.  1 when one is found, 0 when none, as
- * dwarf_haspc() answers: a DIE whose ranges cannot be read holds nothing.
+ * Call @fn on each child of @parent in order until it returns nonzero, the
+ * children of a DW_TAG_imported_unit counting as children of @parent, in
+ * its place (DWARF 5 §3.2.5, and what dwz makes), @depth imports down,
+ * with *@visits more to enter.  Returns what @fn returned last, 0 when it
+ * saw every child.
  */
-static int child_holding(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *found, unsigned depth,
-			 unsigned *visits)
+static int for_each_child(Dwarf_Die *parent, unsigned depth, unsigned *visits,
+			  int (*fn)(Dwarf_Die *child, void *arg), void *arg)
 {
-	Dwarf_Die child;
+	Dwarf_Die child, unit;
+	int ret = 0;
 
 	if (dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
-		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
-			Dwarf_Die unit;
-
-			if (import_enter(&child, &unit, depth, visits) &&
-			    child_holding(&unit, pc, found, depth + 1, visits))
-				return 1;
-			continue;
-		}
-		if (dwarf_haspc(&child, pc) > 0) {
-			*found = child;
-			return 1;
-		}
+		if (dwarf_tag(&child) != DW_TAG_imported_unit)
+			ret = fn(&child, arg);
+		else if (import_enter(&child, &unit, depth, visits))
+			ret = for_each_child(&unit, depth + 1, visits, fn, arg);
+		if (ret)
+			return ret;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }
 
-/* Append the children of @parent that hold addresses to @cs (@cap its
- * room, @order the count of children so far), those of the units it
- * imports in their place, as child_holding() walks them; errors as
- * amb_ensure_cap(). */
-static int cu_scopes_add(struct cu_scopes *cs, size_t *cap, size_t *order, Dwarf_Die *parent,
-			 unsigned depth, unsigned *visits)
+struct holding {
+	Dwarf_Addr pc;
+	Dwarf_Die *found;
+};
+
+static int holds_pc(Dwarf_Die *child, void *arg)
 {
-	Dwarf_Die child;
+	struct holding *h = arg;
 
-	if (dwarf_child(parent, &child) != 0)
+	if (dwarf_haspc(child, h->pc) <= 0)
 		return 0;
-	do {
-		Dwarf_Addr base, start, end, lo = UINT64_MAX, hi = 0;
-		ptrdiff_t off = 0;
+	*h->found = *child;
+	return 1;
+}
 
-		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
-			Dwarf_Die unit;
+/*
+ * The first child of @parent whose ranges hold @pc, into *@found (imports
+ * as for_each_child() walks them).  1 when one is found, 0 when none, as
+ * dwarf_haspc() answers: a DIE whose ranges cannot be read holds nothing.
+ */
+static int child_holding(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *found, unsigned *visits)
+{
+	struct holding h = { pc, found };
 
-			if (import_enter(&child, &unit, depth, visits) &&
-			    cu_scopes_add(cs, cap, order, &unit, depth + 1, visits))
-				return -ENOMEM;
-			continue;
-		}
-		(*order)++;
-		while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
-			lo = AMB_MIN(lo, start);
-			hi = AMB_MAX(hi, end);
-		}
-		if (lo >= hi)
-			continue;
-		if (amb_ensure_cap((void **)&cs->v, cap, sizeof(*cs->v), cs->n + 1))
-			return -ENOMEM;
-		cs->v[cs->n++] = (struct cu_scope){ lo, hi, *order, child };
-	} while (dwarf_siblingof(&child, &child) == 0);
+	return for_each_child(parent, 0, visits, holds_pc, &h);
+}
+
+struct scopes_build {
+	struct cu_scopes *cs;
+	size_t cap;
+	size_t order;            /* children seen so far */
+};
+
+/* Append @child to the scopes being built when it holds addresses;
+ * -ENOMEM without memory. */
+static int scope_add(Dwarf_Die *child, void *arg)
+{
+	struct scopes_build *b = arg;
+	Dwarf_Addr base, start, end, lo = UINT64_MAX, hi = 0;
+	ptrdiff_t off = 0;
+
+	b->order++;
+	while ((off = dwarf_ranges(child, off, &base, &start, &end)) > 0) {
+		lo = AMB_MIN(lo, start);
+		hi = AMB_MAX(hi, end);
+	}
+	if (lo >= hi)
+		return 0;
+	if (amb_ensure_cap((void **)&b->cs->v, &b->cap, sizeof(*b->cs->v), b->cs->n + 1))
+		return -ENOMEM;
+	b->cs->v[b->cs->n++] = (struct cu_scope){ lo, hi, b->order, *child };
 	return 0;
 }
 
@@ -465,17 +478,16 @@ static struct cu_scopes *cu_scopes_get(struct ana_sym_cache *c, Dwarf_Die *cu)
 {
 	uint64_t key = dwarf_dieoffset(cu), h = amb_hash_u64(key);
 	struct cu_scopes *cs = amb_hashmap_find_u64(&c->cus, h, key);
-	size_t cap = 0, order = 0;
+	struct scopes_build b = { 0 };
 	unsigned visits = IMPORT_VISITS;
 
 	if (cs)
 		return cs;
-	if (amb_ensure_cap((void **)&c->cu_list, &c->cap_cus, sizeof(*c->cu_list), c->nr_cus + 1))
-		return NULL;
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return NULL;
-	if (cu_scopes_add(cs, &cap, &order, cu, 0, &visits) ||
+	b.cs = cs;
+	if (for_each_child(cu, 0, &visits, scope_add, &b) ||
 	    !(cs->reach = malloc((cs->n ? cs->n : 1) * sizeof(*cs->reach))))
 		goto fail;
 	qsort(cs->v, cs->n, sizeof(*cs->v), cu_scope_cmp);
@@ -483,7 +495,6 @@ static struct cu_scopes *cu_scopes_get(struct ana_sym_cache *c, Dwarf_Die *cu)
 		cs->reach[i] = i ? AMB_MAX(cs->reach[i - 1], cs->v[i].hi) : cs->v[i].hi;
 	if (amb_hashmap_add(&c->cus, h, key, cs))
 		goto fail;
-	c->cu_list[c->nr_cus++] = cs;
 	return cs;
 fail:
 	free(cs->v);
@@ -555,8 +566,8 @@ static void lookup_inline(struct ana_sym_cache *c, uint64_t addr, struct ana_sym
 	cs = cu_scopes_get(c, cu);
 	die = *cu;
 	for (int found = cs ? cu_child_holding(cs, pc, &next) :
-			      child_holding(&die, pc, &next, 0, &visits);
-	     found; found = child_holding(&die, pc, &next, 0, &visits)) {
+			      child_holding(&die, pc, &next, &visits);
+	     found; found = child_holding(&die, pc, &next, &visits)) {
 		die = next;
 		if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 			struct ana_inline_frame *f;
