@@ -83,7 +83,7 @@ static struct block_slot *slot_get(struct block_pool *bp)
  * cloud hosts often are) that doubled its decoding time (one -j 2 worker
  * on 111 blocks of 1 MiB: 55 ms with the lines dropped, 130-150 ms
  * without; report -j 2 on 1.16M samples 73 ms against 99, median of 25).
- * Where the cores share their caches the flush costs the merge about 4%
+ * Where the cores share their caches the flush costs the merge about 3%
  * (both threads on one CPU: 98.5 ms against 95.5).  Only x86 has an
  * instruction for it that every process may use; elsewhere nothing is
  * done.

@@ -311,8 +311,7 @@ median() {
 
 # The recorders take turns, one run each a round, so that a slow stretch
 # of the host falls on both alike.
-who_all=bare
-who_all="$who_all amber"
+who_all="bare amber"
 [ $have_perf = yes ] && who_all="$who_all perf"
 for who in $who_all; do
 	: >"$TMP/$who.total"
