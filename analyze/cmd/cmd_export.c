@@ -46,7 +46,8 @@ static const char usage[] =
 "      --field-filter NAME=VALUE[,...]  only tracepoint samples whose fields print so\n"
 "      --symfs DIR        look for files under DIR\n"
 "      --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for files\n"
-"      --no-demangle      C++ and Rust symbols as the ELF spells them\n";
+"      --no-demangle      C++ and Rust symbols as the ELF spells them\n"
+"  -j, --jobs N           N threads: main + N-1 decoding (default: one per CPU)\n";
 
 enum { O_NO_INLINE = 256, O_INLINE, O_OFF_CPU, O_WALL };
 

@@ -42,7 +42,8 @@
 	"                          or a slice of the span (10%/2, 0%-10%)\n"               \
 	"      --symfs DIR         look for files under DIR\n"                             \
 	"      --no-debuginfod     never ask debuginfod (DEBUGINFOD_URLS) for files\n"      \
-	"      --no-demangle       C++ and Rust symbols as the ELF spells them\n"
+	"      --no-demangle       C++ and Rust symbols as the ELF spells them\n"          \
+	"  -j, --jobs N            N threads: main + N-1 decoding (default: one per CPU)\n"
 
 static const char usage[] =
 "usage: amber-analyze sched latency|timehist|wakers [OPTIONS] [FILE]\n"

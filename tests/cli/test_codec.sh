@@ -3,7 +3,8 @@
 # decoding, end to end on real recordings:
 #
 #  - amber-rec writes RING blocks with the sample codec: report, script,
-#    flame and dump print exactly what they print on a copy whose blocks
+#    flame, export (pprof, speedscope) and dump print exactly what they
+#    print on a copy whose blocks
 #    are plain zstd (tests/tools/recodec), which needs under 0.6x its
 #    RING bytes;
 #  - -j 1, 2 and 4 print the same, byte for byte, and a bad -j is a usage
@@ -31,11 +32,17 @@ outputs() {
 	"$ANA" report -s tid,cpu,comm,dso,sym "$@" "$_f" >"$_d/report-keys.txt" 2>/dev/null
 	"$ANA" script "$@" "$_f" >"$_d/script.txt" 2>"$_d/script.err"
 	"$ANA" flame --folded "$@" "$_f" >"$_d/flame.txt" 2>"$_d/flame.err"
+	# The exports name the recording they were made of: one name for all.
+	case $_f in /*) ;; *) _f=$(pwd)/$_f ;; esac
+	ln -sf "$_f" "$_d/rec.amber"
+	(cd "$_d" && "$ANA" export -f pprof -o export.pb "$@" rec.amber 2>/dev/null &&
+		"$ANA" export -f speedscope -o export.json "$@" rec.amber 2>/dev/null)
 }
 
 # same DIR1 DIR2: every output of DIR1 equals DIR2's.
 same() {
-	for _o in report.txt report-cg.txt report-keys.txt script.txt flame.txt; do
+	for _o in report.txt report-cg.txt report-keys.txt script.txt flame.txt export.pb \
+		export.json; do
 		cmp -s "$1/$_o" "$2/$_o" || { echo "$_o differs"; return 1; }
 	done
 	[ -s "$1/report.txt" ] || { echo "no report"; return 1; }
