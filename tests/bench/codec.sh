@@ -18,14 +18,20 @@
 #    BENCH_CODEC_WORK rounds, 830 by default); verify, report, script and
 #    flame with -j 1 and -j 2, on it and on its copy in today's encoding
 #    (the baseline: -j 1 on today's encoding is the old single-threaded
-#    path), best of BENCH_REPEAT (3) rounds, each of which runs every
+#    path), and with the amber-analyze of the revision the issue was
+#    filed against (BENCH_CODEC_BASELINE, 45fe9bc by default, built from
+#    git into the temporary directory; "none" or no git history leaves it
+#    out), whose figures the issue's targets were set on, on today's
+#    encoding; best of BENCH_REPEAT (3) rounds, each of which runs every
 #    configuration once (a slow stretch of the host falls on all of
 #    them alike), output to /dev/null.  "report"
 #    is self overhead (--no-children -g none), the report the targets were
 #    set on; "report -g" is report's default on a -g recording, with
 #    children and call graphs, as perf's.  Targets: report -j 2 at least
-#    1.6x faster than today; report -j 1 within 1.5x of verify on the same
-#    file.
+#    1.6x faster than today (shown against both baselines: the filing
+#    revision, and today's code on today's encoding, which has every
+#    speed-up but the codec's and the threads'); report -j 1 within 1.5x
+#    of verify on the same file.
 # 4. Recorder CPU at -F 4000 -g for amber-rec and perf record, median of
 #    BENCH_REPEAT rounds in which the bare workload and the recorders take
 #    turns: recorder and workload together (target: at most
@@ -222,6 +228,22 @@ echo "bench codec: 3. decoding: -F 50000 -g, workload --work $BIGWORK; best of $
 "$RECODEC" -c zstd "$TMP/big.amber" "$TMP/big-today.amber" || die "recodec big"
 echo "  $(amber_samples "$TMP/big.amber") samples; $(size "$TMP/big.amber") bytes (today's encoding $(size "$TMP/big-today.amber"))"
 
+# The filing revision's amber-analyze, when git has it and it builds.
+BASE_REV=${BENCH_CODEC_BASELINE:-45fe9bc}
+FILING=
+if [ "$BASE_REV" = none ]; then
+	:
+elif ! command -v git >/dev/null 2>&1 ||
+     ! git rev-parse -q --verify "$BASE_REV^{commit}" >/dev/null 2>&1; then
+	echo "  (no git history with $BASE_REV here: the filing revision's column is left out)"
+elif mkdir "$TMP/filing" && git archive "$BASE_REV" | tar -x -C "$TMP/filing" &&
+     make -C "$TMP/filing" -j "$(nproc)" build/amber-analyze >"$TMP/filing.log" 2>&1; then
+	FILING=$TMP/filing/build/amber-analyze
+	echo "  filing revision: $(git log -1 --format='%h %cs %s' "$BASE_REV" | cut -c 1-60)"
+else
+	echo "  ($BASE_REV did not build: the filing revision's column is left out; $TMP/filing.log)"
+fi
+
 # once KEY CMD...: one run of CMD, output to /dev/null; its wall time in
 # seconds, to the millisecond (GNU date's nanoseconds), appended to
 # $TMP/dec as "KEY SECONDS".  A run that fails is left out.
@@ -240,6 +262,20 @@ once() {
 : >"$TMP/dec"
 r=0
 while [ $r -lt "$REPEAT" ]; do
+	if [ -n "$FILING" ]; then
+		# It has no -j: one thread.  Its report showed self overhead
+		# alone by default, and call graphs callee first.
+		once "filing verify -" "$FILING" verify "$TMP/big-today.amber"
+		for c in report report-g script flame; do
+			case $c in
+			report)   cmd="report --no-children -g none" ;;
+			report-g) cmd="report --children -g caller" ;;
+			*)        cmd=$c ;;
+			esac
+			# shellcheck disable=SC2086
+			once "filing $c 1" "$FILING" $cmd "$TMP/big-today.amber"
+		done
+	fi
 	for f in big-today big; do
 		once "$f verify -" "$ANA" verify "$TMP/$f.amber"
 		for c in report report-g script flame; do
@@ -258,20 +294,24 @@ while [ $r -lt "$REPEAT" ]; do
 done
 awk '
 function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.2f", a / b) : "-" }
+function v(x) { return x == "" ? "-" : x }
 { k = $1 " " $2 " " $3; if (!(k in t) || $4 < t[k]) t[k] = $4 }
 END {
-	printf "  %-8s %14s %14s %14s %14s | %9s %9s\n", "", "today -j1 s", "today -j2 s", "codec -j1 s",
-		"codec -j2 s", "speed-up", "-j1/verify"
-	printf "  %-8s %14s %14s %14s %14s |\n", "verify", t["big-today verify -"], "",
-		t["big verify -"], ""
+	printf "  %-8s %10s %10s %10s %10s %10s | %8s %8s %8s %8s\n", "", "filing s", "today -j1",
+		"today -j2", "codec -j1", "codec -j2", "x filing", "x today", "-j1/ver", "filing/v"
+	printf "  %-8s %10s %10s %10s %10s %10s |\n", "verify", v(t["filing verify -"]),
+		v(t["big-today verify -"]), "", v(t["big verify -"]), ""
 	for (i = 1; i <= 4; i++) {
 		c = i == 1 ? "report" : i == 2 ? "report-g" : i == 3 ? "script" : "flame"
-		printf "  %-8s %14s %14s %14s %14s | %9s %9s\n", c, t["big-today " c " 1"],
-			t["big-today " c " 2"], t["big " c " 1"], t["big " c " 2"],
-			r(t["big-today " c " 1"], t["big " c " 2"]), r(t["big " c " 1"], t["big verify -"])
+		printf "  %-8s %10s %10s %10s %10s %10s | %8s %8s %8s %8s\n", c, v(t["filing " c " 1"]),
+			v(t["big-today " c " 1"]), v(t["big-today " c " 2"]), v(t["big " c " 1"]),
+			v(t["big " c " 2"]), r(t["filing " c " 1"], t["big " c " 2"]),
+			r(t["big-today " c " 1"], t["big " c " 2"]), r(t["big " c " 1"], t["big verify -"]),
+			r(t["filing " c " 1"], t["filing verify -"])
 	}
-	printf "  speed-up: today -j1 over the codec file at -j2 (target: report >= 1.6);\n"
-	printf "  -j1/verify: the codec file, one thread (target: report <= 1.5)\n"
+	printf "  x filing, x today: the codec file at -j2 against the filing revision and against\n"
+	printf "  today -j1 (target: report >= 1.6); -j1/ver: the codec file, one thread, over its\n"
+	printf "  verify (target: report <= 1.5); filing/v: the same at the filing revision\n"
 }' "$TMP/dec"
 
 # --- 4. recorder CPU ------------------------------------------------------------------
