@@ -2,11 +2,15 @@
 /*
  * format/writer.c - write an .amber file block by block (FORMAT.md §9).
  *
- * Blocks are produced (numbered, compressed, written) by one party at a
- * time: the appending thread under io_lock when threads = 0, the background
- * thread when threads = 1.  That party owns next_seq, end, the compression
- * context and the index entries; `lock` protects the queue and the
- * statistics, which any thread may read.
+ * With threads = 0 the appending thread produces each block (encodes,
+ * numbers and writes it) under io_lock.  With threads = N the appends
+ * queue jobs, numbered in append order, and N background threads take
+ * them from the queue in that order and encode them, each with its own
+ * compression state (struct amb_enc), N at a time; a thread then waits
+ * for its job's turn (next_emit) and writes the block.  Either way one
+ * party at a time writes: it owns next_seq, end and the index entries.
+ * `lock` protects the queue, the turns, the statistics, which any thread
+ * may read, and the sample layout once learnt.
  */
 #include "format/format_internal.h"
 
@@ -28,13 +32,37 @@
 
 struct amb_job {
 	struct amb_job *next;
+	uint64_t order;            /* its place among the appends, from 0 */
 	struct amb_block_desc desc;
 	void *data;
 	size_t len;
+	bool layout;               /* the sample layout applies (ring_codec) */
 	/* amb_writer_append_stored(): @data is encoded already. */
 	bool stored;
 	uint8_t codec;
 	uint64_t raw_size;
+	uint64_t checksum;
+};
+
+/* What encoding blocks takes: the zstd context and the buffers; one for
+ * the appending thread (and the close), one per background thread. */
+struct amb_enc {
+	ZSTD_CCtx *cctx;
+	uint8_t *cbuf;
+	size_t cbuf_cap;
+	/* ring_codec = AMB_CODEC_SAMPLE: the codec's state, its output and
+	 * the check's. */
+	struct amb_sample_codec *sc;
+	struct amb_buf sbuf;
+	uint8_t *check;
+	size_t check_cap;
+};
+
+/* An encoded block, ready to be written. */
+struct amb_encoded {
+	uint8_t codec;
+	const void *stored;
+	size_t stored_len;
 	uint64_t checksum;
 };
 
@@ -43,30 +71,27 @@ struct amb_writer {
 	struct amb_writer_opts opts;
 
 	pthread_mutex_t io_lock;   /* serialises producers when threads = 0 */
-	pthread_mutex_t lock;      /* protects the queue and st */
-	pthread_cond_t cond;       /* queue changed: new job, space, idle */
+	pthread_mutex_t lock;      /* protects the queue, the turns and st */
+	pthread_cond_t cond;       /* queue changed: new job, space, idle, turn */
 	struct amb_job *head, *tail;
-	bool busy;                 /* the thread is producing a job */
+	unsigned busy;             /* threads holding a job */
+	uint64_t next_order;       /* of the next job queued */
+	uint64_t next_emit;        /* of the job whose block is written next */
 	bool stop;
-	bool thread_started;
-	pthread_t thread;
+	pthread_t *threads;
+	unsigned nr_started;
+	struct amb_enc *encs;      /* one per thread */
 	struct amb_writer_stats st;
 
-	/* Owned by the producing party (see the file comment). */
+	/* Owned by the writing party (see the file comment). */
 	uint64_t next_seq;
 	uint64_t end;              /* end of the last complete block */
-	ZSTD_CCtx *cctx;
-	uint8_t *cbuf;
-	size_t cbuf_cap;
 	struct amb_buf index;      /* encoded INDEX entries, FORMAT.md §6 */
+	struct amb_enc enc;        /* threads = 0, and the INDEX at close */
 	/* ring_codec = AMB_CODEC_SAMPLE: the layout once an EVENT_ATTR entry
-	 * gave it, the codec's state, its output and the check's. */
+	 * gave it; learnt in append order, never changed after. */
 	bool have_layout;
 	struct amb_sample_layout layout;
-	struct amb_sample_codec *sc;
-	struct amb_buf sbuf;
-	uint8_t *check;
-	size_t check_cap;
 };
 
 static uint16_t host_machine(void)
@@ -222,38 +247,49 @@ static void writer_learn_layout(struct amb_writer *w, const void *data, size_t l
 		w->have_layout = true;
 }
 
+/* Learn the sample layout from @d's payload when it is the first
+ * EVENT_ATTR block and the writer wants it; in append order. */
+static void writer_maybe_learn(struct amb_writer *w, const struct amb_block_desc *d,
+			       const void *data, size_t len)
+{
+	if (d->type == AMB_BLOCK_EVENT_ATTR && !w->have_layout &&
+	    w->opts.ring_codec == AMB_CODEC_SAMPLE)
+		writer_learn_layout(w, data, len);
+}
+
 /*
- * Encode the RING payload @data with the sample codec into w->sbuf and
- * check that it decodes back to @data.  Returns 1 when w->sbuf is to be
+ * Encode the RING payload @data with the sample codec into e->sbuf and
+ * check that it decodes back to @data.  Returns 1 when e->sbuf is to be
  * written, 0 when the block is better left to zstd (no sample fits the
  * layout, the encoding failed or did not come back identical), -ENOMEM.
  */
-static int writer_sample_encode(struct amb_writer *w, const void *data, size_t len)
+static int writer_sample_encode(struct amb_writer *w, struct amb_enc *e, const void *data,
+				size_t len)
 {
 	struct amb_sample_stats st;
 	int err;
 
-	if (!w->sc && !(w->sc = amb_sample_codec_new()))
+	if (!e->sc && !(e->sc = amb_sample_codec_new()))
 		return -ENOMEM;
-	err = amb_sample_encode(w->sc, &w->layout, w->opts.zstd_level, data, len, &w->sbuf);
+	err = amb_sample_encode(e->sc, &w->layout, w->opts.zstd_level, data, len, &e->sbuf);
 	if (err == -ENOMEM)
 		return err;
-	amb_sample_codec_stats(w->sc, &st);
-	if (err || !st.samples || w->sbuf.len >= len)
+	amb_sample_codec_stats(e->sc, &st);
+	if (err || !st.samples || e->sbuf.len >= len)
 		return 0;
-	if (len + 1 > w->check_cap) {
-		uint8_t *p = realloc(w->check, len + 1);
+	if (len + 1 > e->check_cap) {
+		uint8_t *p = realloc(e->check, len + 1);
 
 		if (!p)
 			return -ENOMEM;
-		w->check = p;
-		w->check_cap = len + 1;
+		e->check = p;
+		e->check_cap = len + 1;
 	}
 	/* A recording cannot be made again: what is written must decode. */
-	err = amb_sample_decode(w->sc, w->sbuf.data, w->sbuf.len, w->check, len, NULL, 0);
+	err = amb_sample_decode(e->sc, e->sbuf.data, e->sbuf.len, e->check, len, NULL, 0);
 	if (err == -ENOMEM)
 		return err;
-	if (err || memcmp(w->check, data, len)) {
+	if (err || memcmp(e->check, data, len)) {
 		amb_warn("amber file: a RING block of %zu bytes did not decode back from the sample codec (%s); stored with zstd",
 			 len, err ? amb_strerror(err) : "bytes differ");
 		return 0;
@@ -261,49 +297,87 @@ static int writer_sample_encode(struct amb_writer *w, const void *data, size_t l
 	return 1;
 }
 
-/* Compress @data when that pays (FORMAT.md §4) and write it as one block. */
-static int writer_produce(struct amb_writer *w, const struct amb_block_desc *d,
-			  const void *data, size_t len)
+/*
+ * Encode @data as a block's payload into *@out, compressed when that pays
+ * (FORMAT.md §4), with the sample codec for a RING block when @layout;
+ * what *@out points to lives in @e or is @data.  0 or -ENOMEM.
+ */
+static int writer_encode(struct amb_writer *w, struct amb_enc *e, const struct amb_block_desc *d,
+			 const void *data, size_t len, bool layout, struct amb_encoded *out)
 {
 	size_t bound, n;
 	int err;
 
-	if (d->type == AMB_BLOCK_EVENT_ATTR && !w->have_layout &&
-	    w->opts.ring_codec == AMB_CODEC_SAMPLE)
-		writer_learn_layout(w, data, len);
+	*out = (struct amb_encoded){ AMB_CODEC_NONE, data, len, 0 };
 	if (w->opts.zstd_level <= 0 || len < AMB_SMALL_BLOCK)
-		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len, amb_checksum(data, len));
-	if (d->type == AMB_BLOCK_RING && w->have_layout) {
-		err = writer_sample_encode(w, data, len);
+		goto done;
+	if (d->type == AMB_BLOCK_RING && layout) {
+		err = writer_sample_encode(w, e, data, len);
 		if (err < 0)
 			return err;
-		if (err)
-			return writer_emit(w, d, AMB_CODEC_SAMPLE, len, w->sbuf.data, w->sbuf.len,
-					   amb_checksum(w->sbuf.data, w->sbuf.len));
+		if (err) {
+			*out = (struct amb_encoded){ AMB_CODEC_SAMPLE, e->sbuf.data, e->sbuf.len, 0 };
+			goto done;
+		}
 	}
 
+	if (!e->cctx && !(e->cctx = ZSTD_createCCtx()))
+		return -ENOMEM;
 	bound = ZSTD_compressBound(len);
-	if (bound > w->cbuf_cap) {
-		uint8_t *p = realloc(w->cbuf, bound);
+	if (bound > e->cbuf_cap) {
+		uint8_t *p = realloc(e->cbuf, bound);
 
 		if (!p)
 			return -ENOMEM;
-		w->cbuf = p;
-		w->cbuf_cap = bound;
+		e->cbuf = p;
+		e->cbuf_cap = bound;
 	}
-	n = ZSTD_compressCCtx(w->cctx, w->cbuf, w->cbuf_cap, data, len, w->opts.zstd_level);
+	n = ZSTD_compressCCtx(e->cctx, e->cbuf, e->cbuf_cap, data, len, w->opts.zstd_level);
 	/* A failed or useless compression is not an error: store the bytes. */
-	if (ZSTD_isError(n) || n >= len)
-		return writer_emit(w, d, AMB_CODEC_NONE, len, data, len, amb_checksum(data, len));
-	return writer_emit(w, d, AMB_CODEC_ZSTD, len, w->cbuf, n, amb_checksum(w->cbuf, n));
+	if (!ZSTD_isError(n) && n < len)
+		*out = (struct amb_encoded){ AMB_CODEC_ZSTD, e->cbuf, n, 0 };
+done:
+	out->checksum = amb_checksum(out->stored, out->stored_len);
+	return 0;
 }
+
+/* Encode @data with @e and write it as one block. */
+static int writer_produce(struct amb_writer *w, struct amb_enc *e, const struct amb_block_desc *d,
+			  const void *data, size_t len, bool layout)
+{
+	struct amb_encoded out;
+	int err = writer_encode(w, e, d, data, len, layout, &out);
+
+	if (err)
+		return err;
+	return writer_emit(w, d, out.codec, len, out.stored, out.stored_len, out.checksum);
+}
+
+static void enc_free(struct amb_enc *e)
+{
+	ZSTD_freeCCtx(e->cctx);
+	free(e->cbuf);
+	amb_sample_codec_free(e->sc);
+	amb_buf_free(&e->sbuf);
+	free(e->check);
+	memset(e, 0, sizeof(*e));
+}
+
+/* A background thread and its compression state. */
+struct writer_thread_arg {
+	struct amb_writer *w;
+	struct amb_enc *enc;
+};
 
 static void *writer_thread(void *arg)
 {
-	struct amb_writer *w = arg;
+	struct amb_writer *w = ((struct writer_thread_arg *)arg)->w;
+	struct amb_enc *e = ((struct writer_thread_arg *)arg)->enc;
 
+	free(arg);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
+		struct amb_encoded out = { 0 };
 		struct amb_job *job;
 		int err;
 
@@ -315,20 +389,33 @@ static void *writer_thread(void *arg)
 		w->head = job->next;
 		if (!w->head)
 			w->tail = NULL;
-		w->busy = true;
+		w->busy++;
 		err = w->st.error;
 		pthread_mutex_unlock(&w->lock);
 
-		/* After an error queued blocks are dropped: the file must end
-		 * at the last complete block. */
 		if (!err && job->stored)
-			err = writer_emit(w, &job->desc, job->codec, job->raw_size, job->data,
-					  job->len, job->checksum);
+			out = (struct amb_encoded){ job->codec, job->data, job->len, job->checksum };
 		else if (!err)
-			err = writer_produce(w, &job->desc, job->data, job->len);
+			err = writer_encode(w, e, &job->desc, job->data, job->len, job->layout, &out);
+
+		/* Blocks are written in append order: wait for this one's turn
+		 * (the jobs before it are held by other threads, which take
+		 * them in order).  After an error queued blocks are dropped:
+		 * the file must end at the last complete block. */
+		pthread_mutex_lock(&w->lock);
+		while (job->order != w->next_emit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!err)
+			err = w->st.error;
+		pthread_mutex_unlock(&w->lock);
+		if (!err)
+			err = writer_emit(w, &job->desc, out.codec,
+					  job->stored ? job->raw_size : job->len, out.stored,
+					  out.stored_len, out.checksum);
 		free(job->data);
 
 		pthread_mutex_lock(&w->lock);
+		w->next_emit++;
 		/*
 		 * A block this thread could not produce (out of memory: write
 		 * errors are recorded by writer_fail() already) is lost, so
@@ -342,7 +429,7 @@ static void *writer_thread(void *arg)
 				 (unsigned long long)w->end, amb_strerror(err));
 		}
 		w->st.queued_bytes -= job->len;
-		w->busy = false;
+		w->busy--;
 		pthread_cond_broadcast(&w->cond);
 		free(job);
 	}
@@ -375,6 +462,10 @@ static int writer_enqueue(struct amb_writer *w, struct amb_job *job)
 		pthread_cond_wait(&w->cond, &w->lock);
 	err = w->st.error;
 	if (!err) {
+		if (!job->stored)
+			writer_maybe_learn(w, &job->desc, job->data, job->len);
+		job->layout = w->have_layout;
+		job->order = w->next_order++;
 		if (w->tail)
 			w->tail->next = job;
 		else
@@ -401,8 +492,10 @@ static int writer_produce_now(struct amb_writer *w, const struct amb_block_desc 
 
 	pthread_mutex_lock(&w->io_lock);
 	err = writer_error(w);
-	if (!err)
-		err = writer_produce(w, d, data, len);
+	if (!err) {
+		writer_maybe_learn(w, d, data, len);
+		err = writer_produce(w, &w->enc, d, data, len, w->have_layout);
+	}
 	pthread_mutex_unlock(&w->io_lock);
 	return err;
 }
@@ -552,7 +645,7 @@ static int writer_finish(struct amb_writer *w)
 	}
 	d.type = AMB_BLOCK_INDEX;
 	d.record_count = block_count;
-	err = writer_produce(w, &d, payload.data, payload.len);
+	err = writer_produce(w, &w->enc, &d, payload.data, payload.len, false);
 	if (err)
 		goto out;
 
@@ -577,16 +670,28 @@ static void writer_free(struct amb_writer *w)
 		free(job->data);
 		free(job);
 	}
-	ZSTD_freeCCtx(w->cctx);
-	free(w->cbuf);
+	enc_free(&w->enc);
+	for (int i = 0; w->encs && i < w->opts.threads; i++)
+		enc_free(&w->encs[i]);
+	free(w->encs);
+	free(w->threads);
 	amb_buf_free(&w->index);
-	amb_sample_codec_free(w->sc);
-	amb_buf_free(&w->sbuf);
-	free(w->check);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->io_lock);
 	free(w);
+}
+
+/* Stop the background threads once the queue is empty, and join them. */
+static void writer_stop_threads(struct amb_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	for (unsigned i = 0; i < w->nr_started; i++)
+		pthread_join(w->threads[i], NULL);
+	w->nr_started = 0;
 }
 
 int amb_writer_close(struct amb_writer *w)
@@ -596,13 +701,7 @@ int amb_writer_close(struct amb_writer *w)
 	if (!w)
 		return 0;
 	err = amb_writer_flush(w);
-	if (w->thread_started) {
-		pthread_mutex_lock(&w->lock);
-		w->stop = true;
-		pthread_cond_broadcast(&w->cond);
-		pthread_mutex_unlock(&w->lock);
-		pthread_join(w->thread, NULL);
-	}
+	writer_stop_threads(w);
 	if (!err)
 		err = writer_finish(w);
 	if (!err && w->opts.sync != AMB_SYNC_NONE && fdatasync(w->fd) < 0)
@@ -638,7 +737,7 @@ static int fill_opts(struct amb_writer_opts *o, const struct amb_writer_opts *u,
 		.created_ns = AMB_OPTS_GET(u, created_ns, 0),
 		.ring_codec = AMB_OPTS_GET(u, ring_codec, 0),
 	};
-	if (o->threads < 0 || o->threads > 1 || o->zstd_level < 0 ||
+	if (o->threads < 0 || o->threads > AMB_WRITER_THREADS_MAX || o->zstd_level < 0 ||
 	    o->zstd_level > ZSTD_maxCLevel() ||
 	    (o->sync != AMB_SYNC_NONE && o->sync != AMB_SYNC_BLOCK && o->sync != AMB_SYNC_CLOSE) ||
 	    (o->ring_codec != 0 && o->ring_codec != AMB_CODEC_ZSTD &&
@@ -700,8 +799,8 @@ static int writer_start(int fd, const char *path, const struct amb_writer_opts *
 	if (err)
 		goto out;
 	if (w->opts.zstd_level > 0) {
-		w->cctx = ZSTD_createCCtx();
-		if (!w->cctx) {
+		w->enc.cctx = ZSTD_createCCtx();
+		if (!w->enc.cctx) {
 			err = -ENOMEM;
 			goto out;
 		}
@@ -721,14 +820,32 @@ static int writer_start(int fd, const char *path, const struct amb_writer_opts *
 	w->st.file_bytes = w->end;
 
 	if (w->opts.threads) {
-		err = -pthread_create(&w->thread, NULL, writer_thread, w);
-		if (err)
+		w->threads = calloc((size_t)w->opts.threads, sizeof(*w->threads));
+		w->encs = calloc((size_t)w->opts.threads, sizeof(*w->encs));
+		if (!w->threads || !w->encs) {
+			err = -ENOMEM;
 			goto out;
-		w->thread_started = true;
+		}
+	}
+	for (int i = 0; i < w->opts.threads; i++) {
+		struct writer_thread_arg *a = malloc(sizeof(*a));
+
+		if (!a) {
+			err = -ENOMEM;
+			goto out;
+		}
+		*a = (struct writer_thread_arg){ w, &w->encs[i] };
+		err = -pthread_create(&w->threads[w->nr_started], NULL, writer_thread, a);
+		if (err) {
+			free(a);
+			goto out;
+		}
+		w->nr_started++;
 	}
 	*out = w;
 	return 0;
 out:
+	writer_stop_threads(w);
 	writer_free(w);
 fail:
 	close(fd);

@@ -177,6 +177,16 @@ mutation writer_zstd_level_ignored format/writer.c \
 mutation sort_reversed analyze/cmd/report_print.c \
 	's/return wx > wy ? -1 : 1;/return wx > wy ? 1 : -1;/' \
 	"unit:analyze/test_report_core"
+# The writer's threads write each block as soon as it is encoded, not in
+# its turn: the blocks come out of append order.
+mutation writer_no_turn format/writer.c \
+	's/	while (job->order != w->next_emit)/	while (0)/' \
+	"unit:format/test_writer unit:format/test_codec"
+# A RING block encoded by a background thread without the sample layout
+# an EVENT_ATTR block appended before it gave.
+mutation writer_layout_not_passed format/writer.c \
+	's/		job->layout = w->have_layout;/		job->layout = false;/' \
+	"unit:format/test_codec"
 # A block's payload checksum never compared.
 mutation payload_checksum_unchecked format/load.c \
 	's/if (computed != h.payload_checksum) {/if (0 \&\& computed != h.payload_checksum) {/' \

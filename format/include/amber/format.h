@@ -126,6 +126,9 @@ enum amb_sync {
 	AMB_SYNC_CLOSE = 2, /* fdatasync once, at close */
 };
 
+/* The most background threads a writer takes (amb_writer_opts.threads). */
+#define AMB_WRITER_THREADS_MAX 256
+
 /*
  * Options of amb_writer_open(); declare them with
  * AMB_OPTS(amb_writer_opts, o, .field = value, ...).  A field the caller's
@@ -139,8 +142,11 @@ struct amb_writer_opts {
 	enum amb_sync sync;         /* [AMB_SYNC_NONE] */
 	/*
 	 * 0: amb_writer_append() compresses and writes on the caller's thread.
-	 * 1: one background thread compresses and writes; append only queues.
-	 * [0]
+	 * N (1..AMB_WRITER_THREADS_MAX): N background threads compress, each
+	 * a block at a time, and write; append only queues.  The blocks reach
+	 * the file in append order, and the file is the same, byte for byte,
+	 * whatever N.  Each thread holds its own zstd state (about 80 MiB at
+	 * level 19) and a block or two.  [0]
 	 */
 	int threads;
 	size_t max_queued;          /* bytes queued before append waits; 0 = [64 MiB] */
@@ -201,7 +207,7 @@ AMB_API int amb_writer_open_fd(int fd, const struct amb_writer_opts *opts,
 /*
  * Append one block described by @d with the @len bytes at @data as its
  * raw payload; the payload is copied.  With threads = 0 the block is on
- * disk (modulo sync policy) when this returns; with threads = 1 it is
+ * disk (modulo sync policy) when this returns; with threads > 0 it is
  * queued, and blocks reach the disk in append order.
  * Thread-safe: several threads may append to one writer.
  * Errors: -EINVAL for type 0, INDEX or TRAILER or last_time < first_time,
@@ -226,7 +232,7 @@ AMB_API int amb_writer_append_owned(struct amb_writer *w, const struct amb_block
  * count, times, codec, raw_size, stored_size and payload_checksum; its
  * seq and offset are ignored (blocks are numbered anew).  The payload is
  * written as it is, so the codec and the payload checksum are preserved.
- * @stored (@stored_len bytes) is copied when threads = 1.
+ * @stored (@stored_len bytes) is copied when threads > 0.
  * Errors: -EINVAL when @info describes an INDEX or TRAILER block, has
  * last_time < first_time, or its stored_size is not @stored_len, or codec
  * none has stored_size != raw_size; -AMB_E_CODEC for an unknown codec;

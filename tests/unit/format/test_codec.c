@@ -873,18 +873,25 @@ static void test_byte_order(void **state)
 	tmpdir_free(dir);
 }
 
-/* The writer: codec 2 once it knows the layout, zstd before and for blocks
- * without samples, raw at level 0; the reader gives back the records. */
+/* The writer: codec 2 once it knows the layout (learnt in append order,
+ * however many threads encode), zstd before and for blocks without
+ * samples, raw at level 0; the reader gives back the records; the file is
+ * the same whatever the number of threads. */
 static void test_writer(void **state)
 {
+	static const uint8_t uuid[16] = { 9 };
+	static const int nthreads[] = { 0, 1, 4 };
 	char *dir = tmpdir_new();
 	const char *path = tpath(dir, "w.amber");
 
 	(void)state;
 	for (int big = 0; big < 2; big++) {
-		for (int threads = 0; threads < 2; threads++) {
+		uint8_t *first = NULL;
+		size_t first_len = 0;
+
+		for (size_t ti = 0; ti < AMB_ARRAY_SIZE(nthreads); ti++) {
 			AMB_OPTS(amb_writer_opts, o, .zstd_level = 3, .ring_codec = AMB_CODEC_SAMPLE,
-				 .threads = threads,
+				 .threads = nthreads[ti], .uuid = uuid, .created_ns = 1,
 				 .producer_endian = big ? AMB_ENDIAN_BIG : AMB_ENDIAN_LITTLE);
 			struct amb_block_desc d = { AMB_BLOCK_RING, 0, 0, 0, 0 };
 			struct rb r = { .big = big, .rng = 4 }, others = { .big = big, .rng = 5 };
@@ -932,6 +939,20 @@ static void test_writer(void **state)
 				    amb_reader_block(rd, 0)->stored_size);
 			amb_reader_close(rd);
 			assert_int_equal(amb_verify(path, NULL, NULL, NULL), 0);
+			{
+				size_t len;
+				uint8_t *file = slurp(path, &len);
+
+				assert_non_null(file);
+				if (!first) {
+					first = file;
+					first_len = len;
+				} else {
+					assert_int_equal(len, first_len);
+					assert_memory_equal(file, first, len);
+					free(file);
+				}
+			}
 
 			/* Level 0 stores everything raw. */
 			unlink(path);
@@ -950,6 +971,7 @@ static void test_writer(void **state)
 			amb_buf_free(&others.b);
 			amb_payload_free(p);
 		}
+		free(first);
 	}
 	tmpdir_free(dir);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for format/writer.c: round trips through the reader, both
- * threading modes, concurrent appenders, argument checks, disk full, and
+/* Unit tests for format/writer.c: round trips through the reader, the
+ * caller's thread and one or more background threads (the same file
+ * whatever their number), concurrent appenders, argument checks, disk full, and
  * verbatim copies of stored blocks (amb_reader_load_stored and
  * amb_writer_append_stored). */
 #include <errno.h>
@@ -115,6 +116,7 @@ static void test_every_type(void **state)
 	(void)state;
 	roundtrip(every_type, AMB_ARRAY_SIZE(every_type), AMB_ARRAY_SIZE(every_type), 0, 3);
 	roundtrip(every_type, AMB_ARRAY_SIZE(every_type), AMB_ARRAY_SIZE(every_type), 1, 3);
+	roundtrip(every_type, AMB_ARRAY_SIZE(every_type), AMB_ARRAY_SIZE(every_type), 3, 3);
 	roundtrip(every_type, AMB_ARRAY_SIZE(every_type), AMB_ARRAY_SIZE(every_type), 0, 0);
 }
 
@@ -132,6 +134,7 @@ static void test_sizes(void **state)
 	(void)state;
 	roundtrip(sizes, AMB_ARRAY_SIZE(sizes), AMB_ARRAY_SIZE(sizes), 0, 1);
 	roundtrip(sizes, AMB_ARRAY_SIZE(sizes), AMB_ARRAY_SIZE(sizes), 1, 1);
+	roundtrip(sizes, AMB_ARRAY_SIZE(sizes), AMB_ARRAY_SIZE(sizes), 4, 1);
 }
 
 static void test_many_blocks(void **state)
@@ -144,6 +147,54 @@ static void test_many_blocks(void **state)
 	(void)state;
 	roundtrip(small, AMB_ARRAY_SIZE(small), 5000, 0, 1);
 	roundtrip(small, AMB_ARRAY_SIZE(small), 5000, 1, 1);
+	roundtrip(small, AMB_ARRAY_SIZE(small), 5000, 3, 1);
+}
+
+/* Blocks of every type and size, from the caller's thread and from 1, 2
+ * and 5 background threads: the files are the same, byte for byte. */
+static void test_threads_same_file(void **state)
+{
+	static const uint8_t uuid[16] = { 7 };
+	char *dir = tmpdir_new();
+	static const int threads[] = { 0, 1, 2, 5 };
+	uint8_t *first = NULL, *buf = malloc((3u << 20) + 1);
+	size_t first_len = 0;
+
+	(void)state;
+	assert_non_null(buf);
+	for (size_t t = 0; t < AMB_ARRAY_SIZE(threads); t++) {
+		const char *path = tpath(dir, "same.amber");
+		AMB_OPTS(amb_writer_opts, o, .zstd_level = 3, .threads = threads[t], .uuid = uuid,
+			 .created_ns = 42, .max_queued = 1u << 20);
+		struct amb_writer *w;
+		uint8_t *file;
+		size_t len;
+
+		unlink(path);
+		assert_int_equal(amb_writer_open(path, &o, &w), 0);
+		for (size_t i = 0; i < 3 * AMB_ARRAY_SIZE(every_type); i++) {
+			const struct spec *s = &every_type[i % AMB_ARRAY_SIZE(every_type)];
+			size_t n = i % 7 == 3 ? 3u << 20 : s->len;
+			struct amb_block_desc d = { s->type, s->stream, i, i, i + 1 };
+
+			fill_payload(buf, n, (uint32_t)i, s->text);
+			assert_int_equal(amb_writer_append(w, &d, buf, n), 0);
+		}
+		assert_int_equal(amb_writer_close(w), 0);
+		file = slurp(path, &len);
+		assert_non_null(file);
+		if (!first) {
+			first = file;
+			first_len = len;
+			continue;
+		}
+		assert_int_equal(len, first_len);
+		assert_memory_equal(file, first, len);
+		free(file);
+	}
+	free(first);
+	free(buf);
+	tmpdir_free(dir);
 }
 
 struct appender {
@@ -175,7 +226,7 @@ static void *append_thread(void *arg)
 static void test_concurrent(void **state)
 {
 	(void)state;
-	for (int threads = 0; threads <= 1; threads++) {
+	for (int threads = 0; threads <= 3; threads += 1 + (threads == 1)) {
 		char *dir = tmpdir_new();
 		const char *path = tpath(dir, "conc.amber");
 		AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
@@ -292,7 +343,10 @@ static void test_open_rules(void **state)
 
 	assert_int_equal(amb_writer_open(path, NULL, &w), -EEXIST);
 	assert_null(w);
-	o.threads = 2;
+	o.threads = AMB_WRITER_THREADS_MAX + 1;
+	assert_int_equal(amb_writer_open(tpath(dir, "y.amber"), &o, &w), -EINVAL);
+	assert_int_equal(access(tpath(dir, "y.amber"), F_OK), -1);
+	o.threads = -1;
 	assert_int_equal(amb_writer_open(tpath(dir, "y.amber"), &o, &w), -EINVAL);
 	assert_int_equal(access(tpath(dir, "y.amber"), F_OK), -1);
 	tmpdir_free(dir);
@@ -349,7 +403,8 @@ static void test_header_fields(void **state)
  * block, the error sticks, and a scan finds exactly the blocks written. */
 static void disk_full(const char *mnt, int threads)
 {
-	const char *path = tpath(mnt, threads ? "full1.amber" : "full0.amber");
+	char name[32];
+	const char *path;
 	AMB_OPTS(amb_writer_opts, o, .zstd_level = AMB_DEFAULT_ZSTD_LEVEL);
 	struct amb_writer_stats st;
 	struct amb_writer *w;
@@ -358,6 +413,8 @@ static void disk_full(const char *mnt, int threads)
 	uint8_t buf[10000];
 	int err = 0, i;
 
+	snprintf(name, sizeof(name), "full%d.amber", threads);
+	path = tpath(mnt, name);
 	o.threads = threads;
 	o.max_queued = 30000;
 	assert_int_equal(amb_writer_open(path, &o, &w), 0);
@@ -408,6 +465,7 @@ static void test_disk_full(void **state)
 	}
 	disk_full(dir, 0);
 	disk_full(dir, 1);
+	disk_full(dir, 3);
 	assert_int_equal(umount(dir), 0);
 	tmpdir_free(dir);
 }
@@ -720,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_many_blocks),
+		cmocka_unit_test(test_threads_same_file),
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_queue_bound),
 		cmocka_unit_test(test_open_rules),
