@@ -38,9 +38,11 @@ static int join_flush(struct amb_writer *w, struct ring_join *j, struct ring_pen
 
 	if (!pd->data.len)
 		return 0;
-	err = amb_writer_append(w, &pd->d, pd->data.data, pd->data.len);
+	/* The writer takes the bytes over (it would copy them otherwise);
+	 * the stream's next records start a new buffer. */
 	j->total -= pd->data.len;
-	amb_buf_reset(&pd->data);
+	err = amb_writer_append_owned(w, &pd->d, pd->data.data, pd->data.len);
+	pd->data = (struct amb_buf)AMB_BUF_INIT;
 	memset(&pd->d, 0, sizeof(pd->d));
 	return err;
 }
@@ -81,6 +83,10 @@ static int join_add(struct amb_writer *w, struct ring_join *j, const struct amb_
 		if (err)
 			return err;
 	}
+	/* A joined block's room at once: no copies as it grows (the pages
+	 * not written to cost nothing). */
+	if (!pd->data.len && amb_buf_reserve(&pd->data, AMB_MAX(len, j->limit)))
+		return -ENOMEM;
 	if (amb_buf_append(&pd->data, data, len))
 		return -ENOMEM;
 	j->total += len;

@@ -21,7 +21,8 @@
  * codec (FORMAT.md §4.1), those of a stream joined into blocks of up to
  * 16 MiB (a recorder flushes small blocks every second; each block is
  * encoded alone, so bigger ones compress better).  The records are the
- * same, in the same order in each stream.
+ * same, in the same order in each stream.  The writer's threads encode
+ * blocks in parallel (-j), the file the same whatever their number.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,12 +50,16 @@ struct archive_opts {
 	bool compact;
 	bool no_files;
 	int zstd_level;                /* -1: the default of the mode */
+	unsigned jobs;                 /* -j; 0: the default */
 	struct ana_pipeline_opts po;   /* --symfs, --no-debuginfod */
 };
 
 /* --compact: RING blocks of a stream joined up to this many raw bytes. */
 #define COMPACT_JOIN (16u << 20)
 #define COMPACT_LEVEL 19
+/* Without -j: the writer's threads, one per CPU up to this many (at level
+ * 19 each holds up to about 80 MiB of zstd state besides its blocks). */
+#define WRITER_THREADS_DEFAULT_MAX 4
 
 struct archive_stats {
 	unsigned files;
@@ -79,6 +84,9 @@ static const char usage[] =
 "                     CPU's blocks joined up to 16 MiB, zstd level 19 (-z to change)\n"
 "  -z, --compression-level N  zstd level for the new blocks (default "
 AMB_STR(AMB_DEFAULT_ZSTD_LEVEL) ", " AMB_STR(COMPACT_LEVEL) " with --compact)\n"
+"  -j, --jobs N       N threads decode the samples and N compress the new blocks\n"
+"                     (default: one per CPU, at most " AMB_STR(WRITER_THREADS_DEFAULT_MAX) " compressing; at level 19\n"
+"                     each takes up to about 80 MiB)\n"
 "  -h, --help\n";
 
 /* Append @len bytes of @image (a whole file) as FILE blocks of @kind keyed
@@ -343,6 +351,15 @@ static int archive_option(void *ctx, int c, const char *arg)
 		}
 		o->zstd_level = (int)v;
 		return 0;
+	case 'j':
+		v = strtol(arg, &end, 10);
+		if (end == arg || *end || v < 1 || v > AMB_WRITER_THREADS_MAX) {
+			amb_errmsg_set("not a number of threads 1..%d", AMB_WRITER_THREADS_MAX);
+			return -EINVAL;
+		}
+		o->jobs = (unsigned)v;
+		o->po.jobs = (unsigned)v;
+		return 0;
 	default: return 1;
 	}
 }
@@ -361,9 +378,10 @@ static int parse_args(struct archive_opts *o, int argc, char **argv)
 		{ "compact", no_argument, NULL, O_COMPACT },
 		{ "no-files", no_argument, NULL, O_NO_FILES },
 		{ "compression-level", required_argument, NULL, 'z' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct ana_cmd_desc desc = { "archive", usage, "o:z:", longopts, 1, 1, false };
+	static const struct ana_cmd_desc desc = { "archive", usage, "o:z:j:", longopts, 1, 1, false };
 	int rc;
 
 	o->zstd_level = -1;
@@ -375,6 +393,17 @@ static int parse_args(struct archive_opts *o, int argc, char **argv)
 	if (o->zstd_level < 0)
 		o->zstd_level = o->compact ? COMPACT_LEVEL : AMB_DEFAULT_ZSTD_LEVEL;
 	return rc;
+}
+
+/* The writer's threads: -j, else one per CPU up to
+ * WRITER_THREADS_DEFAULT_MAX. */
+static unsigned writer_threads(const struct archive_opts *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (o->jobs)
+		return o->jobs;
+	return n > 1 ? (unsigned)AMB_MIN(n, WRITER_THREADS_DEFAULT_MAX) : 1;
 }
 
 int ana_cmd_archive(int argc, char **argv)
@@ -415,11 +444,13 @@ int ana_cmd_archive(int argc, char **argv)
 
 	amb_writer_opts_from(&wo, r);
 	wo.zstd_level = o.zstd_level;
-	wo.threads = 1;
+	wo.threads = (int)writer_threads(&o);
 	if (o.compact) {
 		wo.ring_codec = AMB_CODEC_SAMPLE;
 		co.flags |= AMB_COPY_RECODE;
 		co.ring_join = COMPACT_JOIN;
+		/* Room for a joined block per thread and the next. */
+		wo.max_queued = ((size_t)wo.threads + 1) * COMPACT_JOIN;
 	}
 	err = amb_writer_open(o.out, &wo, &w);
 	if (err) {

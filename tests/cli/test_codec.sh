@@ -10,7 +10,7 @@
 #  - -j 1, 2 and 4 print the same, byte for byte, and a bad -j is a usage
 #    error;
 #  - archive --compact --no-files makes a smaller file that analyzes the
-#    same and verifies clean;
+#    same and verifies clean, the same file whatever -j;
 #  - a damaged codec block (testdata/invalid/bad_sample_payload.amber) is
 #    reported by verify and skipped, with a warning, by the commands;
 #  - DWARF recordings in the codec unwind the same as in zstd.
@@ -156,6 +156,25 @@ test_compact() {
 	c=$(wc -c <"$T/fp-c.amber")
 	if [ "$c" -ge "$a" ]; then
 		fail codec_compact "compacted file of $c bytes, not smaller than $a"
+		return
+	fi
+	# The writer's threads encode blocks in parallel: the same file
+	# (the archive keeps IN's UUID and time) whatever their number.
+	for j in 1 3; do
+		if ! "$ANA" archive --compact --no-files -j $j "$T/fp.amber" -o "$T/fp-c$j.amber" \
+			2>"$T/c.err"; then
+			fail codec_compact "archive --compact -j $j failed: $(tail -n 1 "$T/c.err")"
+			return
+		fi
+	done
+	if ! cmp -s "$T/fp-c1.amber" "$T/fp-c3.amber" || ! cmp -s "$T/fp-c.amber" "$T/fp-c1.amber"; then
+		fail codec_compact "archive --compact: -j 1, -j 3 and the default make different files"
+		return
+	fi
+	"$ANA" archive --compact -j 0 "$T/fp.amber" -o "$T/fp-c0.amber" 2>"$T/c.err"
+	rc=$?
+	if [ $rc != 2 ] || ! grep -q "bad value '0' for --jobs" "$T/c.err" || [ -e "$T/fp-c0.amber" ]; then
+		fail codec_compact "archive -j 0: exit $rc, $(cat "$T/c.err")"
 		return
 	fi
 	ok codec_compact
