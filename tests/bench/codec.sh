@@ -31,7 +31,8 @@
 #    1.6x faster than today (shown against both baselines: the filing
 #    revision, and today's code on today's encoding, which has every
 #    speed-up but the codec's and the threads'); report -j 1 within 1.5x
-#    of verify on the same file.
+#    of verify on the same file.  Beside them, `archive --compact
+#    --no-files` of the codec file with -j 1 and -j 2 writer threads.
 # 4. Recorder CPU at -F 4000 -g for amber-rec and perf record, median of
 #    BENCH_REPEAT rounds in which the bare workload and the recorders take
 #    turns: recorder and workload together (target: at most
@@ -290,6 +291,11 @@ while [ $r -lt "$REPEAT" ]; do
 			done
 		done
 	done
+	for j in 1 2; do
+		rm -f "$TMP/big-c.amber"
+		once "big compact $j" "$ANA" archive --compact --no-files -j $j "$TMP/big.amber" \
+			-o "$TMP/big-c.amber"
+	done
 	r=$((r + 1))
 done
 awk '
@@ -301,8 +307,8 @@ END {
 		"today -j2", "codec -j1", "codec -j2", "x filing", "x today", "-j1/ver", "filing/v"
 	printf "  %-8s %10s %10s %10s %10s %10s |\n", "verify", v(t["filing verify -"]),
 		v(t["big-today verify -"]), "", v(t["big verify -"]), ""
-	for (i = 1; i <= 4; i++) {
-		c = i == 1 ? "report" : i == 2 ? "report-g" : i == 3 ? "script" : "flame"
+	for (i = 1; i <= 5; i++) {
+		c = i == 1 ? "report" : i == 2 ? "report-g" : i == 3 ? "script" : i == 4 ? "flame" : "compact"
 		printf "  %-8s %10s %10s %10s %10s %10s | %8s %8s %8s %8s\n", c, v(t["filing " c " 1"]),
 			v(t["big-today " c " 1"]), v(t["big-today " c " 2"]), v(t["big " c " 1"]),
 			v(t["big " c " 2"]), r(t["filing " c " 1"], t["big " c " 2"]),
@@ -311,7 +317,8 @@ END {
 	}
 	printf "  x filing, x today: the codec file at -j2 against the filing revision and against\n"
 	printf "  today -j1 (target: report >= 1.6); -j1/ver: the codec file, one thread, over its\n"
-	printf "  verify (target: report <= 1.5); filing/v: the same at the filing revision\n"
+	printf "  verify (target: report <= 1.5); filing/v: the same at the filing revision;\n"
+	printf "  compact: archive --compact --no-files of the codec file, -j 1 and -j 2 writer threads\n"
 }' "$TMP/dec"
 
 # --- 4. recorder CPU ------------------------------------------------------------------
