@@ -24,6 +24,10 @@ CC         ?= cc
 FUZZ_CC    ?= clang
 B          := build
 
+# Build on every CPU unless the command line says otherwise (make -jN wins
+# over this): the README's `make test` builds its four trees in parallel.
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+
 ifeq ($(V),1)
 Q :=
 else
