@@ -50,8 +50,7 @@ struct archive_opts {
 	bool compact;
 	bool no_files;
 	int zstd_level;                /* -1: the default of the mode */
-	unsigned jobs;                 /* -j; 0: the default */
-	struct ana_pipeline_opts po;   /* --symfs, --no-debuginfod */
+	struct ana_pipeline_opts po;   /* --symfs, --no-debuginfod, -j */
 };
 
 /* --compact: RING blocks of a stream joined up to this many raw bytes. */
@@ -357,7 +356,6 @@ static int archive_option(void *ctx, int c, const char *arg)
 			amb_errmsg_set("not a number of threads 1..%d", AMB_WRITER_THREADS_MAX);
 			return -EINVAL;
 		}
-		o->jobs = (unsigned)v;
 		o->po.jobs = (unsigned)v;
 		return 0;
 	default: return 1;
@@ -401,8 +399,8 @@ static unsigned writer_threads(const struct archive_opts *o)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (o->jobs)
-		return o->jobs;
+	if (o->po.jobs)
+		return o->po.jobs;
 	return n > 1 ? (unsigned)AMB_MIN(n, WRITER_THREADS_DEFAULT_MAX) : 1;
 }
 

@@ -145,6 +145,15 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+static void cu_scopes_free(struct cu_scopes *cs)
+{
+	if (cs) {
+		free(cs->v);
+		free(cs->reach);
+		free(cs);
+	}
+}
+
 void ana_sym_cache_free(struct ana_sym_cache *c)
 {
 	struct amb_hashmap_slot *slot;
@@ -163,13 +172,8 @@ void ana_sym_cache_free(struct ana_sym_cache *c)
 	for (size_t i = 0; i < c->nr_demangled; i++)
 		free(c->demangled[i]);
 	free(c->demangled);
-	amb_hashmap_for_each(&c->cus, slot) {
-		struct cu_scopes *cs = slot->value;
-
-		free(cs->v);
-		free(cs->reach);
-		free(cs);
-	}
+	amb_hashmap_for_each(&c->cus, slot)
+		cu_scopes_free(slot->value);
 	amb_hashmap_free(&c->cus);
 	while (c->chunks) {
 		struct cache_chunk *next = c->chunks->next;
@@ -497,9 +501,7 @@ static struct cu_scopes *cu_scopes_get(struct ana_sym_cache *c, Dwarf_Die *cu)
 		goto fail;
 	return cs;
 fail:
-	free(cs->v);
-	free(cs->reach);
-	free(cs);
+	cu_scopes_free(cs);
 	return NULL;
 }
 
